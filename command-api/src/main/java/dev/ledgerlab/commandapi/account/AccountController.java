@@ -1,0 +1,176 @@
+package dev.ledgerlab.commandapi.account;
+
+import dev.ledgerlab.commandapi.idempotency.CommandResponse;
+import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
+import dev.ledgerlab.commandapi.web.ApiProblem;
+import dev.ledgerlab.commandapi.web.ApiProblem.ProblemType;
+import dev.ledgerlab.commandapi.web.CommandBodies;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
+
+@RestController
+@RequestMapping(path = "/accounts", produces = MediaType.APPLICATION_JSON_VALUE)
+public class AccountController {
+
+    public record Opened(UUID accountId, long version, long balance) {
+    }
+
+    public record Moved(UUID accountId, UUID eventId, long version, long balance) {
+    }
+
+    public record AccountView(UUID accountId, String owner, long balance, long version) {
+    }
+
+    private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7e]{1,255}");
+
+    private final AccountCommands commands;
+    private final AccountStore store;
+    private final IdempotentCommands idempotent;
+    private final CommandBodies bodies;
+    private final JsonMapper json;
+
+    public AccountController(AccountCommands commands, AccountStore store, IdempotentCommands idempotent,
+            CommandBodies bodies, JsonMapper json) {
+        this.commands = commands;
+        this.store = store;
+        this.idempotent = idempotent;
+        this.bodies = bodies;
+        this.json = json;
+    }
+
+    @PostMapping
+    public ResponseEntity<String> open(HttpServletRequest request,
+            @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+            @RequestHeader(name = "traceparent", required = false) String traceparent,
+            @RequestHeader(name = "tracestate", required = false) String tracestate) {
+        var key = idempotencyKey(idempotencyKey);
+        var command = new OpenAccount(bodies.owner(request));
+        var trace = TraceContext.of(traceparent, tracestate);
+        return http(idempotent.run(key, "POST /accounts " + command, () -> {
+            var executed = commands.open(command, trace);
+            var account = executed.account();
+            return CommandResponse.of(201,
+                    Map.of(HttpHeaders.LOCATION, "/accounts/" + account.id(), HttpHeaders.ETAG, etag(account)),
+                    json.writeValueAsString(new Opened(account.id(), account.version(), account.balance())));
+        }));
+    }
+
+    @PostMapping("/{id}/deposits")
+    public ResponseEntity<String> deposit(@PathVariable("id") String id, HttpServletRequest request,
+            @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+            @RequestHeader(name = "traceparent", required = false) String traceparent,
+            @RequestHeader(name = "tracestate", required = false) String tracestate) {
+        var accountId = accountId(id);
+        var key = idempotencyKey(idempotencyKey);
+        var precondition = ifMatch(ifMatch);
+        var command = new DepositMoney(bodies.amount(request));
+        return move(accountId, command, key, precondition, TraceContext.of(traceparent, tracestate),
+                "POST /accounts/" + accountId + "/deposits " + command);
+    }
+
+    @PostMapping("/{id}/withdrawals")
+    public ResponseEntity<String> withdraw(@PathVariable("id") String id, HttpServletRequest request,
+            @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+            @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+            @RequestHeader(name = "traceparent", required = false) String traceparent,
+            @RequestHeader(name = "tracestate", required = false) String tracestate) {
+        var accountId = accountId(id);
+        var key = idempotencyKey(idempotencyKey);
+        var precondition = ifMatch(ifMatch);
+        var command = new WithdrawMoney(bodies.amount(request));
+        return move(accountId, command, key, precondition, TraceContext.of(traceparent, tracestate),
+                "POST /accounts/" + accountId + "/withdrawals " + command);
+    }
+
+    @GetMapping("/{id}")
+    public ResponseEntity<AccountView> account(@PathVariable("id") String id) {
+        var account = store.find(accountId(id)).orElseThrow(() -> notFound(id));
+        return ResponseEntity.ok()
+                .eTag(etag(account))
+                .body(new AccountView(account.id(), account.owner(), account.balance(), account.version()));
+    }
+
+    /** The account's events exactly as stored in ledger.events.payload (the wire format), in version order. */
+    @GetMapping("/{id}/events")
+    public ResponseEntity<String> events(@PathVariable("id") String id) {
+        var accountId = accountId(id);
+        var events = store.eventsOf(accountId);
+        if (events.isEmpty()) {
+            throw notFound(id);
+        }
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body("[" + String.join(",", events) + "]");
+    }
+
+    private ResponseEntity<String> move(UUID accountId, AccountCommand command, String key, IfMatch precondition,
+            TraceContext trace, String request) {
+        // If-Match is part of what the request means: a retry with another precondition is another request.
+        var identity = request + " if-match=" + precondition.header();
+        return http(idempotent.run(key, identity, () -> {
+            var executed = commands.execute(accountId, command, precondition, trace);
+            var account = executed.account();
+            return CommandResponse.of(200, Map.of(HttpHeaders.ETAG, etag(account)), json.writeValueAsString(
+                    new Moved(account.id(), executed.lastEvent().eventId(), account.version(), account.balance())));
+        }));
+    }
+
+    private static ResponseEntity<String> http(CommandResponse response) {
+        var builder = ResponseEntity.status(response.status()).contentType(MediaType.APPLICATION_JSON);
+        response.headers().forEach(builder::header);
+        if (response.replayed()) {
+            builder.header("Idempotent-Replayed", "true");
+        }
+        return builder.body(response.body());
+    }
+
+    private static String etag(Account account) {
+        return "\"" + account.version() + "\"";
+    }
+
+    private static UUID accountId(String id) {
+        try {
+            if (id.length() == 36) {
+                return UUID.fromString(id);
+            }
+        } catch (IllegalArgumentException e) {
+            // same refusal as a wrong length
+        }
+        throw new ApiProblem(ProblemType.INVALID_ACCOUNT_ID, "\"" + truncate(id) + "\" is not an account id (a UUID)");
+    }
+
+    private static String idempotencyKey(String key) {
+        if (key != null && !IDEMPOTENCY_KEY.matcher(key).matches()) {
+            throw new ApiProblem(ProblemType.INVALID_IDEMPOTENCY_KEY,
+                    "Idempotency-Key must be 1 to 255 visible ASCII characters");
+        }
+        return key;
+    }
+
+    private static IfMatch ifMatch(String header) {
+        try {
+            return IfMatch.parse(header);
+        } catch (IllegalArgumentException e) {
+            throw new ApiProblem(ProblemType.INVALID_IF_MATCH, e.getMessage());
+        }
+    }
+
+    private static ApiProblem notFound(String id) {
+        return new ApiProblem(ProblemType.ACCOUNT_NOT_FOUND, "no account " + truncate(id));
+    }
+
+    private static String truncate(String s) {
+        return s.length() > 64 ? s.substring(0, 64) + "..." : s;
+    }
+}

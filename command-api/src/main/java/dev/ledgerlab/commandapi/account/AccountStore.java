@@ -1,0 +1,82 @@
+package dev.ledgerlab.commandapi.account;
+
+import dev.ledgerlab.events.EventCodec;
+import dev.ledgerlab.events.EventEnvelope;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** SQL for ledger.accounts and ledger.events. The invariants themselves live in the schema (V1 migration). */
+@Repository
+public class AccountStore {
+
+    private final JdbcClient jdbc;
+
+    public AccountStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public Optional<Account> find(UUID id) {
+        return jdbc.sql("SELECT account_id, owner, balance, version FROM ledger.accounts WHERE account_id = ?")
+                .param(id)
+                .query(AccountStore::account)
+                .optional();
+    }
+
+    /** Serialises commands on one account: the second waits here until the first commits. */
+    public Optional<Account> lockForUpdate(UUID id) {
+        return jdbc.sql("SELECT account_id, owner, balance, version FROM ledger.accounts WHERE account_id = ? FOR UPDATE")
+                .param(id)
+                .query(AccountStore::account)
+                .optional();
+    }
+
+    public void insert(Account account, Instant now) {
+        jdbc.sql("""
+                INSERT INTO ledger.accounts (account_id, owner, balance, version, opened_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)""")
+                .params(account.id(), account.owner(), account.balance(), account.version(),
+                        Timestamp.from(now), Timestamp.from(now))
+                .update();
+    }
+
+    /** Optimistic guard on top of the row lock: the state must still be the one the command was decided on. */
+    public void update(Account next, long expectedVersion, Instant now) {
+        int updated = jdbc.sql("""
+                UPDATE ledger.accounts SET balance = ?, version = ?, updated_at = ?
+                WHERE account_id = ? AND version = ?""")
+                .params(next.balance(), next.version(), Timestamp.from(now), next.id(), expectedVersion)
+                .update();
+        if (updated != 1) {
+            throw new IllegalStateException("account " + next.id() + " moved past version " + expectedVersion);
+        }
+    }
+
+    public void append(List<EventEnvelope> events, TraceContext trace) {
+        for (var e : events) {
+            jdbc.sql("""
+                    INSERT INTO ledger.events (id, account_id, version, type, payload, occurred_at, traceparent, tracestate)
+                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)""")
+                    .params(e.eventId(), e.accountId(), e.version(), e.event().type(), EventCodec.toJson(e),
+                            Timestamp.from(e.occurredAt()), trace.traceparent(), trace.tracestate())
+                    .update();
+        }
+    }
+
+    /** The account's events as stored, in version order. */
+    public List<String> eventsOf(UUID id) {
+        return jdbc.sql("SELECT payload::text FROM ledger.events WHERE account_id = ? ORDER BY version")
+                .param(id)
+                .query(String.class)
+                .list();
+    }
+
+    private static Account account(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+        return new Account(rs.getObject("account_id", UUID.class), rs.getString("owner"), rs.getLong("balance"),
+                rs.getLong("version"));
+    }
+}

@@ -1,0 +1,8 @@
+package dev.ledgerlab.commandapi.account;
+
+public record WithdrawMoney(long amount) implements AccountCommand {
+
+    public WithdrawMoney {
+        AccountCommand.requirePositive(amount);
+    }
+}

@@ -1,0 +1,46 @@
+package dev.ledgerlab.events;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The golden wire format, one fixture per event type. Shipped in the jar so that the writer's tests and every
+ * reader's tests check themselves against the same bytes.
+ */
+public final class GoldenFixtures {
+
+    public static final UUID ACCOUNT_ID = UUID.fromString("5b0f6f2e-3d8a-4c39-9a57-2f1c0e4b7a10");
+
+    public record Fixture(String resource, EventEnvelope envelope) {
+        public String json() {
+            try (var in = GoldenFixtures.class.getResourceAsStream("golden/" + resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("missing golden fixture " + resource);
+                }
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    public static List<Fixture> all() {
+        return List.of(
+                new Fixture("account-opened.json", new EventEnvelope(
+                        UUID.fromString("0195f3a8-7c1e-7000-8000-000000000001"), ACCOUNT_ID, 1,
+                        Instant.parse("2026-11-29T10:00:00Z"), new AccountOpened("alice"))),
+                new Fixture("money-deposited.json", new EventEnvelope(
+                        UUID.fromString("0195f3a8-7c1e-7000-8000-000000000002"), ACCOUNT_ID, 2,
+                        Instant.parse("2026-11-29T10:00:01.250Z"), new MoneyDeposited(12345))),
+                new Fixture("money-withdrawn.json", new EventEnvelope(
+                        UUID.fromString("0195f3a8-7c1e-7000-8000-000000000003"), ACCOUNT_ID, 3,
+                        Instant.parse("2026-11-29T10:00:02Z"), new MoneyWithdrawn(2345))));
+    }
+
+    private GoldenFixtures() {
+    }
+}

@@ -1,0 +1,162 @@
+package dev.ledgerlab.infra;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka (KRaft, broker and controller in one) running inside the JVM, its log directory on disk and
+ * kept across restarts.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
+    private static final int NODE_ID = 1;
+    private static final String CONTROLLER_LISTENER = "CONTROLLER";
+
+    private final KafkaRaftServer server;
+    private final Path logDirectory;
+    private final int port;
+    private boolean closed;
+
+    private EmbeddedKafka(KafkaRaftServer server, Path logDirectory, int port) {
+        this.server = server;
+        this.logDirectory = logDirectory;
+        this.port = port;
+    }
+
+    public static EmbeddedKafka start(Path logDirectory, int port, int controllerPort) {
+        return start(logDirectory, port, controllerPort, Map.of());
+    }
+
+    /**
+     * Starts the broker on {@code 127.0.0.1:port}, formatting {@code logDirectory} first when it holds no
+     * {@code meta.properties}; returns once the broker is unfenced and serves clients.
+     *
+     * @param brokerSettings broker configuration that overrides the defaults below
+     * @throws IllegalStateException when another process uses either port
+     */
+    public static EmbeddedKafka start(Path logDirectory, int port, int controllerPort, Map<String, String> brokerSettings) {
+        if (port == controllerPort) {
+            throw new IllegalArgumentException("Kafka needs two different ports for clients and its controller, got "
+                    + port + " twice");
+        }
+        Ports.requireFree(port, "Kafka");
+        Ports.requireFree(controllerPort, "the Kafka controller");
+        Path logDir = logDirectory.toAbsolutePath().normalize();
+        long started = System.nanoTime();
+        KafkaConfig config = new KafkaConfig(configuration(logDir, port, controllerPort, brokerSettings), false);
+        try {
+            Files.createDirectories(logDir);
+            if (!Files.exists(logDir.resolve("meta.properties"))) {
+                format(logDir);
+            }
+        }
+        catch (Exception e) {
+            throw new IllegalStateException("cannot format the Kafka log directory " + logDir, e);
+        }
+        KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        try {
+            server.startup();
+        }
+        catch (RuntimeException e) {
+            server.shutdown();
+            server.awaitShutdown();
+            throw new IllegalStateException("Kafka did not start on port " + port + " with log directory " + logDir, e);
+        }
+        log.info("Kafka up on {}:{} in {} ms (controller port {}, log {})", Ports.LOOPBACK, port,
+                (System.nanoTime() - started) / 1_000_000, controllerPort, logDir);
+        return new EmbeddedKafka(server, logDir, port);
+    }
+
+    private static Map<String, String> configuration(Path logDir, int port, int controllerPort,
+            Map<String, String> overrides) {
+        Map<String, String> config = new HashMap<>();
+        config.put("process.roles", "broker,controller");
+        config.put("node.id", Integer.toString(NODE_ID));
+        // A static one-voter quorum: the simplest KRaft setup, and the one the formatter defaults to (kraft.version 0).
+        config.put("controller.quorum.voters", NODE_ID + "@" + Ports.LOOPBACK + ":" + controllerPort);
+        config.put("controller.listener.names", CONTROLLER_LISTENER);
+        config.put("listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + port + "," + CONTROLLER_LISTENER + "://"
+                + Ports.LOOPBACK + ":" + controllerPort);
+        config.put("advertised.listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + port);
+        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        config.put("inter.broker.listener.name", "PLAINTEXT");
+        config.put("log.dirs", logDir.toString());
+        config.put("metadata.log.dir", logDir.toString());
+        // One broker: internal topics cannot have more than one replica.
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        config.put("share.coordinator.state.topic.replication.factor", "1");
+        config.put("share.coordinator.state.topic.min.isr", "1");
+        // The default 50 partitions of __consumer_offsets only slow the first group join and recovery after a crash.
+        config.put("offsets.topic.num.partitions", "5");
+        config.put("group.initial.rebalance.delay.ms", "0");
+        // After a kill -9 the replayed metadata still holds the dead broker's registration, and the restarted broker can
+        // register only once that session expires (9 s by default). Broker and controller share this JVM, so a
+        // heartbeat is never lost to the network and a short session is safe.
+        config.put("broker.heartbeat.interval.ms", "500");
+        config.put("broker.session.timeout.ms", "2000");
+        // The default 128 MiB compaction buffer is allocated up front; a lab's compacted topics are small.
+        config.put("log.cleaner.dedupe.buffer.size", Integer.toString(16 * 1024 * 1024));
+        config.putAll(overrides);
+        return config;
+    }
+
+    private static void format(Path logDir) throws Exception {
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        Formatter formatter = new Formatter()
+                .setPrintStream(new PrintStream(output, true, StandardCharsets.UTF_8))
+                .setNodeId(NODE_ID)
+                .setClusterId(Uuid.randomUuid().toString())
+                .setDirectories(List.of(logDir.toString()))
+                .setMetadataLogDirectory(logDir.toString())
+                .setControllerListenerName(CONTROLLER_LISTENER)
+                .setReleaseVersion(MetadataVersion.latestProduction());
+        formatter.run();
+        log.info("Formatted Kafka log directory: {}", output.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    /**
+     * The address clients use, e.g. {@code 127.0.0.1:9092}.
+     */
+    public String bootstrapServers() {
+        return Ports.LOOPBACK + ":" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path logDirectory() {
+        return logDirectory;
+    }
+
+    /**
+     * Shuts the broker down cleanly, so the next start needs no log recovery.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        server.shutdown();
+        server.awaitShutdown();
+        log.info("Kafka on port {} stopped", port);
+    }
+}

@@ -1,0 +1,243 @@
+package dev.ledgerlab.infra;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PostgreSQL and Kafka under one base directory ({@code <base>/postgres}, {@code <base>/kafka}), guarded by the lock
+ * file {@code <base>/.lock} so that one live JVM at a time owns them.
+ */
+public final class EmbeddedStack implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
+    private static final String LOCK_FILE = ".lock";
+
+    private final Settings settings;
+    private final DirectoryLock lock;
+    private final EmbeddedPostgres postgres;
+    private final EmbeddedKafka kafka;
+    private boolean closed;
+
+    private EmbeddedStack(Settings settings, DirectoryLock lock, EmbeddedPostgres postgres, EmbeddedKafka kafka) {
+        this.settings = settings;
+        this.lock = lock;
+        this.postgres = postgres;
+        this.kafka = kafka;
+    }
+
+    /**
+     * What to start and where. Ports are fixed so that a restarted stack is found where it was.
+     *
+     * @param postgresSettings PostgreSQL server settings on top of {@link PostgresServerSettings#fromClasspath()}
+     * @param fresh            delete everything under the base directory before starting
+     */
+    public record Settings(Path baseDirectory, int postgresPort, int kafkaPort, int controllerPort,
+            Map<String, String> postgresSettings, boolean fresh) {
+
+        public static final int DEFAULT_POSTGRES_PORT = 15432;
+        public static final int DEFAULT_KAFKA_PORT = 19092;
+        public static final int DEFAULT_CONTROLLER_PORT = 19093;
+
+        public Settings {
+            baseDirectory = baseDirectory.toAbsolutePath().normalize();
+            postgresSettings = Map.copyOf(postgresSettings);
+        }
+
+        /**
+         * Default ports, no extra server settings, data kept.
+         */
+        public static Settings under(Path baseDirectory) {
+            return new Settings(baseDirectory, DEFAULT_POSTGRES_PORT, DEFAULT_KAFKA_PORT, DEFAULT_CONTROLLER_PORT,
+                    Map.of(), false);
+        }
+
+        public Settings withPostgresPort(int port) {
+            return new Settings(baseDirectory, port, kafkaPort, controllerPort, postgresSettings, fresh);
+        }
+
+        public Settings withKafkaPort(int port) {
+            return new Settings(baseDirectory, postgresPort, port, controllerPort, postgresSettings, fresh);
+        }
+
+        public Settings withControllerPort(int port) {
+            return new Settings(baseDirectory, postgresPort, kafkaPort, port, postgresSettings, fresh);
+        }
+
+        /**
+         * Three distinct ports that are free right now.
+         */
+        public Settings withFreePorts() {
+            int[] ports = freePorts(3);
+            return new Settings(baseDirectory, ports[0], ports[1], ports[2], postgresSettings, fresh);
+        }
+
+        public Settings withPostgresSetting(String name, String value) {
+            Map<String, String> settings = new LinkedHashMap<>(postgresSettings);
+            settings.put(name, value);
+            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, settings, fresh);
+        }
+
+        public Settings withFresh(boolean fresh) {
+            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, postgresSettings, fresh);
+        }
+
+        public Path postgresDirectory() {
+            return baseDirectory.resolve("postgres");
+        }
+
+        public Path kafkaDirectory() {
+            return baseDirectory.resolve("kafka");
+        }
+    }
+
+    /**
+     * Starts PostgreSQL, then Kafka; if Kafka fails, PostgreSQL is stopped again.
+     */
+    public static EmbeddedStack start(Settings settings) {
+        long started = System.nanoTime();
+        DirectoryLock lock = DirectoryLock.acquire(settings.baseDirectory().resolve(LOCK_FILE));
+        try {
+            if (settings.fresh()) {
+                // An orphan from a killed run still has its files open and its port bound: stop it before deleting.
+                EmbeddedPostgres.stopOrphan(settings.postgresDirectory(), PostgresBinaries.home(),
+                        OsUser.forDataDirectory(settings.postgresDirectory()));
+                Directories.deleteContents(settings.baseDirectory(), Set.of(LOCK_FILE));
+            }
+            EmbeddedPostgres postgres = EmbeddedPostgres.startLocked(settings.postgresDirectory(),
+                    settings.postgresPort(), settings.postgresSettings());
+            EmbeddedKafka kafka;
+            try {
+                kafka = EmbeddedKafka.start(settings.kafkaDirectory(), settings.kafkaPort(), settings.controllerPort());
+            }
+            catch (RuntimeException e) {
+                postgres.close();
+                throw e;
+            }
+            log.info("Embedded stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000,
+                    settings.baseDirectory());
+            return new EmbeddedStack(settings, lock, postgres, kafka);
+        }
+        catch (IOException e) {
+            lock.close();
+            throw new UncheckedIOException("cannot prepare " + settings.baseDirectory(), e);
+        }
+        catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Deletes a stack directory that no live JVM holds, stopping the orphaned postmaster a killed JVM may have left on
+     * it. Meant for throw-away directories, such as those of earlier test runs.
+     *
+     * @return false when a live JVM still uses the directory, which is then left alone
+     */
+    public static boolean deleteIfAbandoned(Path baseDirectory) {
+        Path base = baseDirectory.toAbsolutePath().normalize();
+        DirectoryLock lock;
+        try {
+            lock = DirectoryLock.acquire(base.resolve(LOCK_FILE));
+        }
+        catch (IllegalStateException inUse) {
+            return false;
+        }
+        try (lock) {
+            Path postgresDirectory = Settings.under(base).postgresDirectory();
+            if (Files.isDirectory(postgresDirectory)) {
+                EmbeddedPostgres.stopOrphan(postgresDirectory, PostgresBinaries.home(),
+                        OsUser.forDataDirectory(postgresDirectory));
+            }
+            Directories.deleteContents(base, Set.of(LOCK_FILE));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + base, e);
+        }
+        try {
+            Directories.deleteRecursively(base);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + base, e);
+        }
+        return true;
+    }
+
+    public EmbeddedPostgres postgres() {
+        return postgres;
+    }
+
+    public EmbeddedKafka kafka() {
+        return kafka;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /**
+     * Stops Kafka, then PostgreSQL, then releases the directory.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            kafka.close();
+        }
+        finally {
+            try {
+                postgres.close();
+            }
+            finally {
+                lock.close();
+            }
+        }
+    }
+
+    /**
+     * A port that is free right now on the loopback interface.
+     */
+    public static int freePort() {
+        return Ports.free();
+    }
+
+    private static int[] freePorts(int count) {
+        // All sockets stay open until every port is chosen, so the ports differ from each other.
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(Ports.LOOPBACK));
+                sockets.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("no free ports on " + Ports.LOOPBACK, e);
+        }
+        finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                }
+                catch (IOException ignored) {
+                    // closing a probe socket cannot lose anything
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.ledgerlab.lab;
+
+import dev.ledgerlab.infra.EmbeddedStack;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The lab's own command-line options; every other argument goes to the services as Spring Boot properties.
+ *
+ * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
+ */
+record LabOptions(EmbeddedStack.Settings stack, int commandApiPort, List<String> passThrough) {
+
+    static final String USAGE = """
+            Usage: ./lab [options] [--spring.property=value ...]
+              --fresh                   delete the lab's data and start afresh
+              --data-dir=DIR            where PostgreSQL and Kafka keep their data (default: lab-data)
+              --postgres-port=N         default %d
+              --kafka-port=N            default %d
+              --controller-port=N       Kafka's KRaft controller, default %d
+              --command-api-port=N      default 8080
+              --help                    this text
+            """.formatted(EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT, EmbeddedStack.Settings.DEFAULT_KAFKA_PORT,
+            EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT);
+
+    static LabOptions parse(String... args) {
+        var dataDir = Path.of("lab-data");
+        int postgresPort = EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT;
+        int kafkaPort = EmbeddedStack.Settings.DEFAULT_KAFKA_PORT;
+        int controllerPort = EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT;
+        int commandApiPort = 8080;
+        boolean fresh = false;
+        var passThrough = new ArrayList<String>();
+        for (var arg : args) {
+            var eq = arg.indexOf('=');
+            var name = eq < 0 ? arg : arg.substring(0, eq);
+            var value = eq < 0 ? null : arg.substring(eq + 1);
+            switch (name) {
+                case "--fresh" -> fresh = true;
+                case "--data-dir" -> dataDir = Path.of(required(name, value));
+                case "--postgres-port" -> postgresPort = port(name, value);
+                case "--kafka-port" -> kafkaPort = port(name, value);
+                case "--controller-port" -> controllerPort = port(name, value);
+                case "--command-api-port" -> commandApiPort = port(name, value);
+                case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
+                default -> {
+                    if (!arg.startsWith("--") || value == null) {
+                        throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
+                    }
+                    passThrough.add(arg);
+                }
+            }
+        }
+        var stack = EmbeddedStack.Settings.under(dataDir)
+                .withPostgresPort(postgresPort)
+                .withKafkaPort(kafkaPort)
+                .withControllerPort(controllerPort)
+                .withFresh(fresh);
+        return new LabOptions(stack, commandApiPort, List.copyOf(passThrough));
+    }
+
+    private static String required(String name, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(name + " needs a value, e.g. " + name + "=...");
+        }
+        return value;
+    }
+
+    private static int port(String name, String value) {
+        try {
+            int port = Integer.parseInt(required(name, value));
+            if (port < 1 || port > 65535) {
+                throw new NumberFormatException();
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a port between 1 and 65535, got " + value);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.ledgerlab.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ledgerlab.infra.EmbeddedStack;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+class LedgerLabTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final Path DATA = Path.of("target", "lab-test-data");
+
+    @AfterAll
+    static void deleteData() {
+        EmbeddedStack.deleteIfAbandoned(DATA);
+    }
+
+    @Test
+    void keepsAccountsAcrossARestartAndForgetsThemWhenStartedFresh() throws Exception {
+        int[] ports = {EmbeddedStack.freePort(), EmbeddedStack.freePort(), EmbeddedStack.freePort(),
+            EmbeddedStack.freePort()};
+        var args = new String[] {"--data-dir=" + DATA, "--postgres-port=" + ports[0], "--kafka-port=" + ports[1],
+            "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--fresh"};
+        String accountPath;
+        try (var lab = LedgerLab.start(LabOptions.parse(args))) {
+            var opened = post(ports[3], "/accounts", "{\"owner\":\"alice\"}");
+            assertThat(opened.statusCode()).isEqualTo(201);
+            accountPath = opened.headers().firstValue("Location").orElseThrow();
+            assertThat(post(ports[3], accountPath + "/deposits", "{\"amount\":4200}").statusCode()).isEqualTo(200);
+            assertThat(lab.banner(1)).contains("http://localhost:" + ports[3]).contains(DATA.toAbsolutePath().toString());
+        }
+
+        var restart = java.util.Arrays.copyOf(args, args.length - 1);
+        try (var lab = LedgerLab.start(LabOptions.parse(restart))) {
+            var account = get(ports[3], accountPath);
+            assertThat(account.statusCode()).isEqualTo(200);
+            assertThat(account.body()).contains("\"balance\":4200").contains("\"version\":2");
+        }
+
+        try (var lab = LedgerLab.start(LabOptions.parse(args))) {
+            assertThat(get(ports[3], accountPath).statusCode()).isEqualTo(404);
+        }
+        assertThat(Files.isDirectory(DATA.resolve("postgres"))).isTrue();
+    }
+
+    @Test
+    void refusesUnknownOptionsWithItsUsage() {
+        assertThatThrownBy(() -> LabOptions.parse("--frsh")).hasMessageContaining("unknown option --frsh")
+                .hasMessageContaining("--fresh");
+        assertThatThrownBy(() -> LabOptions.parse("--postgres-port=99999")).hasMessageContaining("between 1 and 65535");
+        assertThat(LabOptions.parse("--logging.level.root=WARN").passThrough()).containsExactly("--logging.level.root=WARN");
+        assertThat(LabOptions.USAGE).contains("--data-dir");
+    }
+
+    private static HttpResponse<String> post(int port, String path, String json) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> get(int port, String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}

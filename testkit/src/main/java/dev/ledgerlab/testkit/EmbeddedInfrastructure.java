@@ -1,0 +1,70 @@
+package dev.ledgerlab.testkit;
+
+import dev.ledgerlab.infra.EmbeddedStack;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.stream.Stream;
+
+/**
+ * The embedded stack on free ports in a new directory below {@code target/test-infra}, without durability: a test JVM
+ * that dies takes nothing of value with it.
+ */
+final class EmbeddedInfrastructure implements RunningInfrastructure {
+
+    private static final Path ROOT = Path.of("target", "test-infra");
+
+    private final EmbeddedStack stack;
+
+    private EmbeddedInfrastructure(EmbeddedStack stack) {
+        this.stack = stack;
+    }
+
+    static EmbeddedInfrastructure start() {
+        deleteEarlierRuns();
+        String unique = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-pid"
+                + ProcessHandle.current().pid();
+        EmbeddedStack.Settings settings = EmbeddedStack.Settings.under(ROOT.resolve(unique))
+                .withFreePorts()
+                .withPostgresSetting("fsync", "off")
+                .withPostgresSetting("synchronous_commit", "off")
+                .withFresh(true);
+        return new EmbeddedInfrastructure(EmbeddedStack.start(settings));
+    }
+
+    /**
+     * Each test JVM gets a new directory; without this, target/ would grow by one cluster per run, and a JVM killed by a
+     * timeout would leave its postmaster running for good.
+     */
+    private static void deleteEarlierRuns() {
+        if (!Files.isDirectory(ROOT)) {
+            return;
+        }
+        try (Stream<Path> earlier = Files.list(ROOT)) {
+            earlier.filter(Files::isDirectory).forEach(EmbeddedStack::deleteIfAbandoned);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + ROOT, e);
+        }
+    }
+
+    @Override
+    public Infrastructure infrastructure() {
+        return new Infrastructure(stack.postgres().jdbcUrl(), stack.postgres().username(), stack.postgres().password(),
+                stack.kafka().bootstrapServers());
+    }
+
+    @Override
+    public String description() {
+        return "PostgreSQL " + stack.postgres().jdbcUrl() + ", Kafka " + stack.kafka().bootstrapServers() + ", data in "
+                + stack.settings().baseDirectory();
+    }
+
+    @Override
+    public void close() {
+        stack.close();
+    }
+}
