@@ -31,7 +31,7 @@ final class DirectoryLock implements AutoCloseable {
 
     static DirectoryLock acquire(Path file) {
         try {
-            Files.createDirectories(file.getParent());
+            Directories.createTraversable(file.getParent());
             FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             FileLock lock;

@@ -208,6 +208,14 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     /**
+     * A new directory for a throw-away stack, below {@code java.io.tmpdir}: every user can traverse it, so it works
+     * for a root JVM wherever the checkout lives.
+     */
+    public static Path scratchDirectory(String prefix) {
+        return Directories.scratch(prefix + "-" + java.util.UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /**
      * A port that is free right now on the loopback interface.
      */
     public static int freePort() {

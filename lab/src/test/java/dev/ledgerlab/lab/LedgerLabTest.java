@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class LedgerLabTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private static final Path DATA = Path.of("target", "lab-test-data");
+    private static final Path DATA = EmbeddedStack.scratchDirectory("lab-test");
 
     @AfterAll
     static void deleteData() {

@@ -10,12 +10,13 @@ import java.time.format.DateTimeFormatter;
 import java.util.stream.Stream;
 
 /**
- * The embedded stack on free ports in a new directory below {@code target/test-infra}, without durability: a test JVM
+ * The embedded stack on free ports in a new directory below {@code <java.io.tmpdir>/ledger-lab-<user>/test-infra}
+ * (not below target/: a root JVM runs PostgreSQL as nobody, who may not enter the checkout), without durability: a test JVM
  * that dies takes nothing of value with it.
  */
 final class EmbeddedInfrastructure implements RunningInfrastructure {
 
-    private static final Path ROOT = Path.of("target", "test-infra");
+    private static final Path ROOT = EmbeddedStack.scratchDirectory("test-infra").getParent().resolve("test-infra");
 
     private final EmbeddedStack stack;
 
@@ -36,7 +37,7 @@ final class EmbeddedInfrastructure implements RunningInfrastructure {
     }
 
     /**
-     * Each test JVM gets a new directory; without this, target/ would grow by one cluster per run, and a JVM killed by a
+     * Each test JVM gets a new directory; without this, the directory would grow by one cluster per run, and a JVM killed by a
      * timeout would leave its postmaster running for good.
      */
     private static void deleteEarlierRuns() {
