@@ -1,0 +1,114 @@
+package dev.ledgerlab.projector.apply;
+
+import dev.ledgerlab.events.EventCodec;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
+
+/** The operator's view of parked accounts, and their release once the missing event has arrived. */
+@Component
+public class ParkedAccounts {
+
+    public record Parked(UUID accountId, long expectedVersion, long receivedVersion, String reason, int partition,
+            long recordOffset, Instant parkedAt, List<Long> heldVersions) {
+    }
+
+    public record Released(UUID accountId, long balance, long version, int applied) {
+    }
+
+    /** The held events still do not continue the projected version: releasing would skip an event. */
+    public static final class StillMissing extends RuntimeException {
+        private final long expectedVersion;
+        private final long firstHeldVersion;
+
+        StillMissing(UUID accountId, long expectedVersion, long firstHeldVersion) {
+            super("account " + accountId + " still misses version " + expectedVersion + " (first held: "
+                    + firstHeldVersion + ")", null, false, false);
+            this.expectedVersion = expectedVersion;
+            this.firstHeldVersion = firstHeldVersion;
+        }
+
+        public long expectedVersion() {
+            return expectedVersion;
+        }
+
+        public long firstHeldVersion() {
+            return firstHeldVersion;
+        }
+    }
+
+    private final JdbcTemplate jdbc;
+    private final ProjectionWriter writer;
+
+    public ParkedAccounts(JdbcTemplate jdbc, ProjectionWriter writer) {
+        this.jdbc = jdbc;
+        this.writer = writer;
+    }
+
+    public List<Parked> list() {
+        return jdbc.query("""
+                SELECT p.account_id, p.expected_version, p.received_version, p.reason, p.partition, p.record_offset,
+                       p.parked_at,
+                       coalesce((SELECT array_agg(h.version ORDER BY h.version) FROM projection.held_events h
+                                 WHERE h.account_id = p.account_id), '{}') AS held
+                FROM projection.parked_accounts p ORDER BY p.parked_at, p.account_id""",
+                (rs, row) -> new Parked(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3), rs.getString(4),
+                        rs.getInt(5), rs.getLong(6), rs.getObject(7, java.time.OffsetDateTime.class).toInstant(),
+                        List.of((Long[]) rs.getArray(8).getArray())));
+    }
+
+    public long count() {
+        return jdbc.queryForObject("SELECT count(*) FROM projection.parked_accounts", Long.class);
+    }
+
+    /**
+     * Applies the held events in version order and un-parks the account, all in one transaction, or changes
+     * nothing when they do not continue from the projected version.
+     *
+     * @return empty when the account is not parked
+     * @throws StillMissing when the event before the first held one has not arrived yet
+     */
+    @Transactional
+    public Optional<Released> release(UUID accountId) {
+        var parked = jdbc.queryForList(
+                "SELECT account_id FROM projection.parked_accounts WHERE account_id = ? FOR UPDATE", UUID.class,
+                accountId);
+        if (parked.isEmpty()) {
+            return Optional.empty();
+        }
+        var current = writer.lockBalances(Set.of(accountId)).get(accountId);
+        var versionBefore = current == null ? 0L : current.version();
+        var held = jdbc.queryForList(
+                "SELECT payload FROM projection.held_events WHERE account_id = ? ORDER BY version", String.class,
+                accountId);
+        int applied = 0;
+        for (var payload : held) {
+            var envelope = EventCodec.fromJson(payload);
+            long currentVersion = current == null ? 0 : current.version();
+            if (envelope.version() <= currentVersion) {
+                continue;
+            }
+            if (envelope.version() != currentVersion + 1) {
+                throw new StillMissing(accountId, currentVersion + 1, envelope.version());
+            }
+            current = ProjectionWriter.evolve(current, envelope);
+            applied++;
+        }
+        if (applied > 0) {
+            var state = new HashMap<UUID, ProjectionWriter.Balance>();
+            state.put(accountId, current);
+            var before = new HashMap<UUID, Long>();
+            before.put(accountId, versionBefore);
+            writer.writeBalances(Set.of(accountId), state, before);
+        }
+        jdbc.update("DELETE FROM projection.parked_accounts WHERE account_id = ?", accountId);
+        return Optional.of(new Released(accountId, current == null ? 0 : current.balance(),
+                current == null ? 0 : current.version(), applied));
+    }
+}

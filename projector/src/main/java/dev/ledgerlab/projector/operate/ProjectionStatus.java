@@ -1,0 +1,109 @@
+package dev.ledgerlab.projector.operate;
+
+import dev.ledgerlab.projector.ProjectorProperties;
+import dev.ledgerlab.projector.apply.ParkedAccounts;
+import dev.ledgerlab.projector.apply.ProjectionListener;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.stereotype.Component;
+
+/** Where the projection stands against the log: stored offset, log end offset and lag per partition. */
+@Component
+public class ProjectionStatus implements DisposableBean {
+
+    public record Partition(int partition, long storedOffset, long logEndOffset, long lag, long applied,
+            long duplicates) {
+    }
+
+    /**
+     * @param applied events applied, from projection.offsets (survives restarts)
+     * @param duplicates duplicates skipped, likewise
+     * @param redeliveredSinceStart records this process re-read below the stored offset (0 while seeks work)
+     */
+    public record Status(String groupId, String topic, List<Partition> partitions, long lag, long applied,
+            long duplicates, long parkedKeys, long redeliveredSinceStart, String error) {
+    }
+
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
+
+    private final JdbcTemplate jdbc;
+    private final ProjectorProperties properties;
+    private final ParkedAccounts parked;
+    private final Admin admin;
+    private final ProjectionListener listener;
+
+    public ProjectionStatus(JdbcTemplate jdbc, ProjectorProperties properties, ParkedAccounts parked,
+            KafkaAdmin kafkaAdmin, ProjectionListener listener) {
+        this.jdbc = jdbc;
+        this.listener = listener;
+        this.properties = properties;
+        this.parked = parked;
+        this.admin = Admin.create(kafkaAdmin.getConfigurationProperties());
+    }
+
+    public Status current() {
+        record Stored(long nextOffset, long applied, long duplicates) {
+        }
+        var stored = jdbc.query(
+                "SELECT partition, next_offset, applied, duplicates FROM projection.offsets WHERE group_id = ? AND topic = ?",
+                (rs, row) -> Map.entry(rs.getInt(1), new Stored(rs.getLong(2), rs.getLong(3), rs.getLong(4))),
+                properties.groupId(), properties.topic()).stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        Map<Integer, Long> ends;
+        String error = null;
+        try {
+            ends = logEndOffsets();
+        } catch (ExecutionException | TimeoutException e) {
+            ends = Map.of();
+            error = "log end offsets unavailable: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ends = Map.of();
+            error = "interrupted";
+        }
+        var partitions = new ArrayList<Partition>();
+        var all = new java.util.TreeSet<Integer>(ends.keySet());
+        all.addAll(stored.keySet());
+        long lag = 0;
+        long applied = 0;
+        long duplicates = 0;
+        for (int p : all) {
+            var s = stored.getOrDefault(p, new Stored(0, 0, 0));
+            long end = ends.getOrDefault(p, s.nextOffset());
+            long partitionLag = Math.max(0, end - s.nextOffset());
+            partitions.add(new Partition(p, s.nextOffset(), end, partitionLag, s.applied(), s.duplicates()));
+            lag += partitionLag;
+            applied += s.applied();
+            duplicates += s.duplicates();
+        }
+        return new Status(properties.groupId(), properties.topic(), partitions, lag, applied, duplicates,
+                parked.count(), listener.redeliveredSinceStart(), error);
+    }
+
+    private Map<Integer, Long> logEndOffsets() throws ExecutionException, InterruptedException, TimeoutException {
+        var description = admin.describeTopics(List.of(properties.topic())).allTopicNames()
+                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(properties.topic());
+        var request = description.partitions().stream()
+                .collect(Collectors.toMap(p -> new TopicPartition(properties.topic(), p.partition()),
+                        p -> OffsetSpec.latest()));
+        return admin.listOffsets(request).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).entrySet()
+                .stream().collect(Collectors.toMap(e -> e.getKey().partition(), e -> e.getValue().offset()));
+    }
+
+    @Override
+    public void destroy() {
+        admin.close(ADMIN_TIMEOUT);
+    }
+}

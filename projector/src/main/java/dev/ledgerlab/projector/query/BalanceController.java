@@ -1,0 +1,113 @@
+package dev.ledgerlab.projector.query;
+
+import dev.ledgerlab.projector.ProjectorProperties;
+import dev.ledgerlab.projector.apply.ProjectionSignals;
+import dev.ledgerlab.projector.web.ProjectorProblem;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+public class BalanceController {
+
+    public record BalanceView(UUID accountId, long balance, long version) {
+    }
+
+    /** Commits of other projector instances raise no local signal: re-read at least this often while waiting. */
+    private static final long PEER_POLL_MILLIS = 50;
+
+    private final JdbcClient jdbc;
+    private final ProjectionSignals signals;
+    private final ProjectorProperties properties;
+
+    public BalanceController(JdbcClient jdbc, ProjectionSignals signals, ProjectorProperties properties) {
+        this.jdbc = jdbc;
+        this.signals = signals;
+        this.properties = properties;
+    }
+
+    /**
+     * The projected balance. With {@code minVersion=N} (the version a command returned), waits up to
+     * {@code projector.read-your-writes-timeout} for the projection to reach it, then answers 503
+     * {@code projection-behind} with Retry-After.
+     */
+    @GetMapping(path = "/accounts/{id}/balance", produces = MediaType.APPLICATION_JSON_VALUE)
+    public ResponseEntity<BalanceView> balance(@PathVariable("id") String id,
+            @RequestParam(name = "minVersion", required = false) String minVersionText) throws InterruptedException {
+        var accountId = accountId(id);
+        var minVersion = minVersion(minVersionText);
+        long deadline = System.nanoTime() + properties.readYourWritesTimeout().toNanos();
+        while (true) {
+            long seen = signals.generation();
+            var balance = find(accountId);
+            if (minVersion == null) {
+                return ResponseEntity.ok()
+                        .eTag("\"" + balance.orElseThrow(() -> notFound(id)).version() + "\"")
+                        .body(balance.get());
+            }
+            if (balance.isPresent() && balance.get().version() >= minVersion) {
+                return ResponseEntity.ok().eTag("\"" + balance.get().version() + "\"").body(balance.get());
+            }
+            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+            if (remainingMillis <= 0) {
+                Map<String, Object> details = new HashMap<>();
+                details.put("minVersion", minVersion);
+                details.put("currentVersion", balance.map(BalanceView::version).orElse(0L));
+                throw new ProjectorProblem(HttpStatus.SERVICE_UNAVAILABLE, "projection-behind",
+                        "The projection has not reached that version yet",
+                        "account " + accountId + " is projected at version " + details.get("currentVersion")
+                                + ", not yet " + minVersion + ", after waiting "
+                                + properties.readYourWritesTimeout().toMillis() + " ms",
+                        details);
+            }
+            signals.awaitChangeAfter(seen, Math.min(remainingMillis, PEER_POLL_MILLIS));
+        }
+    }
+
+    private java.util.Optional<BalanceView> find(UUID accountId) {
+        return jdbc.sql("SELECT account_id, balance, version FROM projection.balances WHERE account_id = ?")
+                .param(accountId)
+                .query((rs, row) -> new BalanceView(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3)))
+                .optional();
+    }
+
+    private static UUID accountId(String id) {
+        try {
+            if (id.length() == 36) {
+                return UUID.fromString(id);
+            }
+        } catch (IllegalArgumentException e) {
+            // same refusal as a wrong length
+        }
+        throw ProjectorProblem.invalidAccountId(id);
+    }
+
+    private static Long minVersion(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            long version = Long.parseLong(text);
+            if (version >= 1) {
+                return version;
+            }
+        } catch (NumberFormatException e) {
+            // same refusal as a non-positive number
+        }
+        throw new ProjectorProblem(HttpStatus.BAD_REQUEST, "invalid-min-version", "minVersion must be a positive integer",
+                "minVersion must be a positive integer, got " + text, Map.of());
+    }
+
+    private static ProjectorProblem notFound(String id) {
+        return new ProjectorProblem(HttpStatus.NOT_FOUND, "account-not-found", "No such account in the projection",
+                "the projection knows no account " + id, Map.of());
+    }
+}

@@ -1,0 +1,2 @@
+/** Reads of the projection, with read-your-writes waits on a version. */
+package dev.ledgerlab.projector.query;

@@ -1,0 +1,128 @@
+package dev.ledgerlab.projector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ledgerlab.events.MoneyDeposited;
+import dev.ledgerlab.testkit.TestInfrastructure;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+
+/** Out-of-order and undecodable records injected straight into the topic. */
+class GapAndPoisonTest extends ProjectorIntegrationTest {
+
+    @Test
+    void parksAnAccountAtAGapInsteadOfSkippingAnEventWhileOtherAccountsFlow() {
+        var gapped = openedAccount();
+        var other = openedAccount();
+        var missing = publishLater(gapped, 2, 100);
+        publish(gapped, 3, new MoneyDeposited(20));
+        publish(gapped, 4, new MoneyDeposited(3));
+        publish(other, 2, new MoneyDeposited(5));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(projected(other)).containsExactly(5, 2));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            var parked = parkedEntry(gapped);
+            assertThat(parked).isNotNull();
+            assertThat(parked.get("expectedVersion").asLong()).isEqualTo(2);
+            assertThat(parked.get("receivedVersion").asLong()).isEqualTo(3);
+            assertThat(parked.get("heldVersions").toString()).isEqualTo("[3,4]");
+        });
+        assertThat(projected(gapped)).as("nothing after the gap is applied").containsExactly(0, 1);
+        assertThat(get("/projection/status").json().get("parkedKeys").asLong()).isPositive();
+
+        publish(missing);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(parkedEntry(gapped).get("heldVersions").toString()).isEqualTo("[2,3,4]"));
+        var released = post("/projection/parked/" + gapped + "/release");
+
+        assertThat(released.status()).isEqualTo(200);
+        assertThat(released.json().get("applied").asInt()).isEqualTo(3);
+        assertThat(projected(gapped)).containsExactly(123, 4);
+        assertThat(parkedEntry(gapped)).isNull();
+        publish(gapped, 5, new MoneyDeposited(1));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(projected(gapped)).containsExactly(124, 5));
+    }
+
+    @Test
+    void refusesToReleaseAnAccountWhoseMissingEventHasNotArrived() {
+        var gapped = openedAccount();
+        publish(gapped, 3, new MoneyDeposited(20));
+        await().atMost(Duration.ofSeconds(30)).until(() -> parkedEntry(gapped) != null);
+
+        var response = post("/projection/parked/" + gapped + "/release");
+
+        assertThat(response.status()).isEqualTo(409);
+        assertThat(response.json().get("type").asString()).isEqualTo("urn:ledgerlab:problem:event-still-missing");
+        assertThat(response.json().get("expectedVersion").asLong()).isEqualTo(2);
+        assertThat(parkedEntry(gapped)).isNotNull();
+        assertThat(projected(gapped)).containsExactly(0, 1);
+        assertThat(post("/projection/parked/" + UUID.randomUUID() + "/release").status()).isEqualTo(404);
+    }
+
+    @Test
+    void deadLettersAPoisonRecordWithItsOriginAndKeepsThePartitionFlowing() {
+        var account = openedAccount();
+        await().atMost(Duration.ofSeconds(30)).until(() -> projected(account) != null);
+        publishRaw(account.toString(), "{\"this is\": \"not an event\"}");
+        publish(account, 2, new MoneyDeposited(99));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(projected(account)).containsExactly(99, 2));
+        var deadLetters = readDeadLetters();
+        var poison = deadLetters.stream().filter(r -> account.toString().equals(r.key())).findFirst().orElseThrow();
+        assertThat(poison.value()).isEqualTo("{\"this is\": \"not an event\"}");
+        assertThat(header(poison, "kafka_dlt-original-topic")).isEqualTo(TOPIC);
+        assertThat(poison.headers().lastHeader("kafka_dlt-original-partition")).isNotNull();
+        assertThat(poison.headers().lastHeader("kafka_dlt-original-offset")).isNotNull();
+        assertThat(header(poison, "kafka_dlt-exception-message")).contains("not a valid account event");
+    }
+
+    private dev.ledgerlab.events.EventEnvelope publishLater(UUID account, long version, long amount) {
+        return new dev.ledgerlab.events.EventEnvelope(UUID.randomUUID(), account, version,
+                java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS), new MoneyDeposited(amount));
+    }
+
+    private tools.jackson.databind.JsonNode parkedEntry(UUID account) {
+        for (var entry : get("/projection/parked").json()) {
+            if (entry.get("accountId").asString().equals(account.toString())) {
+                return entry;
+            }
+        }
+        return null;
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        var header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    private static List<ConsumerRecord<String, String>> readDeadLetters() {
+        var props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestInfrastructure.get().bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + UUID.randomUUID());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        var records = new ArrayList<ConsumerRecord<String, String>>();
+        try (var consumer = new KafkaConsumer<String, String>(props)) {
+            consumer.subscribe(List.of("accounts.events.dlt"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return !records.isEmpty();
+            });
+        }
+        return records;
+    }
+}

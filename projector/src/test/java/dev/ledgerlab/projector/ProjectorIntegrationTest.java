@@ -1,0 +1,162 @@
+package dev.ledgerlab.projector;
+
+import dev.ledgerlab.events.AccountEvent;
+import dev.ledgerlab.events.AccountOpened;
+import dev.ledgerlab.events.EventCodec;
+import dev.ledgerlab.events.EventEnvelope;
+import dev.ledgerlab.testkit.TestInfrastructure;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The one integration-test base of this module: the real projector consuming a real Kafka topic into the real
+ * PostgreSQL. Events are produced straight into the topic, which is how duplicates, gaps and poison get in.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "projector.read-your-writes-timeout=1500ms")
+public abstract class ProjectorIntegrationTest {
+
+    protected static final String TOPIC = "accounts.events";
+    protected static final int PARTITIONS = 3;
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static KafkaProducer<String, String> producer;
+
+    @DynamicPropertySource
+    static void infrastructure(DynamicPropertyRegistry registry) {
+        var infra = TestInfrastructure.get();
+        createTopic(infra.bootstrapServers());
+        registry.add("spring.datasource.url", infra::jdbcUrl);
+        registry.add("spring.datasource.username", infra::username);
+        registry.add("spring.datasource.password", infra::password);
+        registry.add("spring.kafka.bootstrap-servers", infra::bootstrapServers);
+    }
+
+    /** In the pipeline the relay creates the topic; here the test stands in for it. */
+    private static void createTopic(String bootstrapServers) {
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException(e);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @AfterAll
+    static void closeProducer() {
+        if (producer != null) {
+            producer.close();
+            producer = null;
+        }
+    }
+
+    @Value("${local.server.port}")
+    private int port;
+
+    @Autowired
+    protected JdbcClient jdbc;
+
+    protected static synchronized KafkaProducer<String, String> producer() {
+        if (producer == null) {
+            var props = new Properties();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestInfrastructure.get().bootstrapServers());
+            props.put(ProducerConfig.ACKS_CONFIG, "all");
+            props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            producer = new KafkaProducer<>(props);
+        }
+        return producer;
+    }
+
+    /** Publishes an event as the relay would: key = account id, value = the envelope's JSON. */
+    protected static EventEnvelope publish(UUID account, long version, AccountEvent event) {
+        var envelope = new EventEnvelope(UUID.randomUUID(), account, version,
+                Instant.now().truncatedTo(ChronoUnit.MICROS), event);
+        publish(envelope);
+        return envelope;
+    }
+
+    protected static void publish(EventEnvelope envelope) {
+        publishRaw(envelope.accountId().toString(), EventCodec.toJson(envelope));
+    }
+
+    protected static void publishRaw(String key, String value) {
+        try {
+            producer().send(new ProducerRecord<>(TOPIC, key, value)).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not publish", e);
+        }
+    }
+
+    protected static UUID openedAccount() {
+        var account = UUID.randomUUID();
+        publish(account, 1, new AccountOpened("owner-" + account.toString().substring(0, 8)));
+        return account;
+    }
+
+    protected record Response(int status, String contentType, String body) {
+        public JsonNode json() {
+            return JSON.readTree(body);
+        }
+    }
+
+    protected Response get(String path) {
+        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET());
+    }
+
+    protected Response post(String path) {
+        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    private static Response send(HttpRequest.Builder request) {
+        try {
+            var response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                    response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The projected (balance, version) of an account, or null when the projection does not know it. */
+    protected long[] projected(UUID account) {
+        return jdbc.sql("SELECT balance, version FROM projection.balances WHERE account_id = ?").param(account)
+                .query((rs, row) -> new long[] {rs.getLong(1), rs.getLong(2)}).optional().orElse(null);
+    }
+}
