@@ -1,0 +1,55 @@
+package dev.ledgerlab.relay;
+
+import dev.ledgerlab.relay.capture.ConnectorSettings;
+import dev.ledgerlab.relay.capture.OutboxEngine;
+import dev.ledgerlab.relay.capture.PostgresSource;
+import dev.ledgerlab.relay.kafka.OutboxProducer;
+import dev.ledgerlab.relay.kafka.OutboxTopic;
+import dev.ledgerlab.relay.leadership.RelayLeadership;
+import dev.ledgerlab.relay.status.RelayStatus;
+import java.time.Clock;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the relay from the usual Spring Boot properties ({@code spring.datasource.*},
+ * {@code spring.kafka.bootstrap-servers}) and {@code relay.*}. Everything is a bean of this context, nothing static,
+ * so several relays can run in one JVM.
+ */
+@Configuration(proxyBeanMethods = false)
+class RelayConfiguration {
+
+    @Bean
+    RelayStatus relayStatus(RelayProperties relay) {
+        return new RelayStatus(relay.slotName(), relay.topic(), Clock.systemUTC());
+    }
+
+    @Bean
+    PostgresSource postgresSource(@Value("${spring.datasource.url}") String url,
+            @Value("${spring.datasource.username}") String username,
+            @Value("${spring.datasource.password:}") String password) {
+        return new PostgresSource(url, username, password);
+    }
+
+    @Bean
+    OutboxTopic outboxTopic(RelayProperties relay,
+            @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
+        return new OutboxTopic(bootstrapServers, relay.topic(), relay.partitions(), relay.replicationFactor());
+    }
+
+    @Bean
+    OutboxEngine outboxEngine(RelayProperties relay, PostgresSource source, RelayStatus status,
+            @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
+        String clientId = ConnectorSettings.engineName(relay);
+        return new OutboxEngine(ConnectorSettings.of(relay, source),
+                () -> OutboxProducer.create(bootstrapServers, clientId, relay.linger(), relay.deliveryTimeout()),
+                relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax());
+    }
+
+    @Bean
+    RelayLeadership relayLeadership(RelayProperties relay, PostgresSource source, OutboxTopic topic,
+            OutboxEngine engine, RelayStatus status) {
+        return new RelayLeadership(source, relay.slotName(), relay.standbyPollInterval(), topic, engine, status);
+    }
+}

@@ -1,0 +1,166 @@
+package dev.ledgerlab.relay.capture;
+
+import dev.ledgerlab.relay.status.RelayStatus;
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.format.ChangeEventFormat;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.Producer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs Debezium's embedded engine on its own thread for as long as this relay is active, and starts a new engine
+ * (with a new producer) after a failure, waiting longer after each consecutive failure. A new engine resumes from the
+ * stored offset, so whatever the failed one had not marked processed is published again.
+ */
+public final class OutboxEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxEngine.class);
+    private static final Duration PRODUCER_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Properties connectorProperties;
+    private final Supplier<Producer<String, String>> producers;
+    private final OutboxRecords records;
+    private final RelayStatus status;
+    private final Duration firstBackoff;
+    private final Duration maxBackoff;
+    private final String threadName;
+
+    private final Object lifecycle = new Object();
+    private Thread supervisor;
+    private CountDownLatch stopSignal;
+    private volatile DebeziumEngine<?> current;
+
+    public OutboxEngine(Properties connectorProperties, Supplier<Producer<String, String>> producers, String topic,
+            RelayStatus status, Duration firstBackoff, Duration maxBackoff) {
+        this.connectorProperties = connectorProperties;
+        this.producers = producers;
+        this.records = new OutboxRecords(topic);
+        this.status = status;
+        this.firstBackoff = firstBackoff;
+        this.maxBackoff = maxBackoff;
+        this.threadName = "outbox-relay-engine-" + connectorProperties.getProperty("slot.name");
+    }
+
+    public void start() {
+        synchronized (lifecycle) {
+            if (supervisor != null) {
+                throw new IllegalStateException("the engine is already running");
+            }
+            var signal = new CountDownLatch(1);
+            stopSignal = signal;
+            supervisor = new Thread(() -> superviseRuns(signal), threadName);
+            supervisor.start();
+        }
+    }
+
+    /** Stops the engine, which stores the offsets of every acknowledged record, and waits until it has. */
+    public void stop() {
+        Thread running;
+        synchronized (lifecycle) {
+            running = supervisor;
+            supervisor = null;
+            if (running == null) {
+                return;
+            }
+            stopSignal.countDown();
+        }
+        try {
+            while (running.isAlive()) {
+                closeEngine(current);
+                running.join(200);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.warn("Interrupted while waiting for the engine to stop");
+        }
+    }
+
+    private void superviseRuns(CountDownLatch stopSignal) {
+        var backoff = firstBackoff;
+        while (stopSignal.getCount() > 0) {
+            long started = System.nanoTime();
+            String outcome = runOnce(stopSignal);
+            if (stopSignal.getCount() == 0) {
+                return;
+            }
+            if (Duration.ofNanos(System.nanoTime() - started).compareTo(maxBackoff) > 0) {
+                backoff = firstBackoff;
+            }
+            status.engineRestarted();
+            log.warn("The engine stopped without being asked to ({}). Starting a new one in {} from the last stored offset.",
+                    outcome, backoff);
+            try {
+                if (stopSignal.await(backoff.toMillis(), TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            backoff = backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
+        }
+    }
+
+    private String runOnce(CountDownLatch stopSignal) {
+        var outcome = new String[] {"it completed"};
+        Producer<String, String> producer = null;
+        try {
+            producer = producers.get();
+            // using(Properties) must come before notifying(...): the builder reads the properties there.
+            var engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+                    .using(connectorProperties)
+                    .using((success, message, error) -> {
+                        // Closing an engine that is still starting makes it fail: that is no failure of ours.
+                        if (!success && stopSignal.getCount() > 0) {
+                            outcome[0] = summary(error == null ? message : error.toString());
+                            status.engineFailed(outcome[0]);
+                            log.error("The Debezium engine failed: {}", message, error);
+                        }
+                    })
+                    .notifying(new OutboxPublisher(producer, records, status))
+                    .build();
+            current = engine;
+            // stop() may have looked at current just before it was set; it has signalled, so do not run.
+            if (stopSignal.getCount() > 0) {
+                status.engineRunning(true);
+                engine.run();
+            }
+        } catch (RuntimeException e) {
+            outcome[0] = summary(e.toString());
+            status.engineFailed(outcome[0]);
+            log.error("The Debezium engine could not run", e);
+        } finally {
+            current = null;
+            status.engineRunning(false);
+            if (producer != null) {
+                producer.close(PRODUCER_CLOSE_TIMEOUT);
+            }
+        }
+        return outcome[0];
+    }
+
+    /** Some Debezium errors carry the whole connector configuration in their message; the log has that already. */
+    private static String summary(String error) {
+        return error.length() <= 300 ? error : error.substring(0, 300) + "...";
+    }
+
+    private static void closeEngine(DebeziumEngine<?> engine) {
+        if (engine == null) {
+            return;
+        }
+        try {
+            engine.close();
+        } catch (IllegalStateException notNow) {
+            // The engine refuses to close while its tasks are starting, or is already closing: ask again shortly.
+            log.debug("Engine not closable yet: {}", notNow.getMessage());
+        } catch (Exception e) {
+            log.warn("Closing the engine failed", e);
+        }
+    }
+}
