@@ -10,7 +10,7 @@ import java.util.List;
  *
  * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
  */
-record LabOptions(EmbeddedStack.Settings stack, int commandApiPort, List<String> passThrough) {
+record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<String> passThrough) {
 
     static final String USAGE = """
             Usage: ./lab [options] [--spring.property=value ...]
@@ -20,6 +20,8 @@ record LabOptions(EmbeddedStack.Settings stack, int commandApiPort, List<String>
               --kafka-port=N            default %d
               --controller-port=N       Kafka's KRaft controller, default %d
               --command-api-port=N      default 8080
+              --projector-port=N        default 8081
+              --relay-port=N            default 8082
               --help                    this text
             """.formatted(EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT, EmbeddedStack.Settings.DEFAULT_KAFKA_PORT,
             EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT);
@@ -29,7 +31,9 @@ record LabOptions(EmbeddedStack.Settings stack, int commandApiPort, List<String>
         int postgresPort = EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT;
         int kafkaPort = EmbeddedStack.Settings.DEFAULT_KAFKA_PORT;
         int controllerPort = EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT;
-        int commandApiPort = 8080;
+        int commandApiPort = LabServices.Ports.DEFAULT.commandApi();
+        int projectorPort = LabServices.Ports.DEFAULT.projector();
+        int relayPort = LabServices.Ports.DEFAULT.relay();
         boolean fresh = false;
         var passThrough = new ArrayList<String>();
         for (var arg : args) {
@@ -43,6 +47,8 @@ record LabOptions(EmbeddedStack.Settings stack, int commandApiPort, List<String>
                 case "--kafka-port" -> kafkaPort = port(name, value);
                 case "--controller-port" -> controllerPort = port(name, value);
                 case "--command-api-port" -> commandApiPort = port(name, value);
+                case "--projector-port" -> projectorPort = port(name, value);
+                case "--relay-port" -> relayPort = port(name, value);
                 case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
                 default -> {
                     if (!arg.startsWith("--") || value == null) {
@@ -57,7 +63,8 @@ record LabOptions(EmbeddedStack.Settings stack, int commandApiPort, List<String>
                 .withKafkaPort(kafkaPort)
                 .withControllerPort(controllerPort)
                 .withFresh(fresh);
-        return new LabOptions(stack, commandApiPort, List.copyOf(passThrough));
+        return new LabOptions(stack, new LabServices.Ports(commandApiPort, projectorPort, relayPort),
+                List.copyOf(passThrough));
     }
 
     private static String required(String name, String value) {

@@ -1,11 +1,6 @@
 package dev.ledgerlab.lab;
 
-import dev.ledgerlab.commandapi.CommandApiApplication;
 import dev.ledgerlab.infra.EmbeddedStack;
-import java.util.ArrayList;
-import java.util.List;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Starts the whole lab in one JVM: PostgreSQL, Kafka, then the services against them. Stops them in reverse
@@ -14,9 +9,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 public final class LedgerLab implements AutoCloseable {
 
     private final EmbeddedStack stack;
-    private final List<ConfigurableApplicationContext> services;
+    private final LabServices services;
 
-    private LedgerLab(EmbeddedStack stack, List<ConfigurableApplicationContext> services) {
+    private LedgerLab(EmbeddedStack stack, LabServices services) {
         this.stack = stack;
         this.services = services;
     }
@@ -38,19 +33,12 @@ public final class LedgerLab implements AutoCloseable {
 
     static LedgerLab start(LabOptions options) {
         var stack = EmbeddedStack.start(options.stack());
-        var services = new ArrayList<ConfigurableApplicationContext>();
         try {
             var postgres = stack.postgres();
-            var args = new ArrayList<>(options.passThrough());
-            // Command-line arguments outrank each service's application.yml, so the lab's infrastructure wins.
-            args.add("--spring.datasource.url=" + postgres.jdbcUrl());
-            args.add("--spring.datasource.username=" + postgres.username());
-            args.add("--spring.datasource.password=" + postgres.password());
-            args.add("--server.port=" + options.commandApiPort());
-            services.add(new SpringApplicationBuilder(CommandApiApplication.class).run(args.toArray(String[]::new)));
-            return new LedgerLab(stack, services);
+            var infrastructure = new LabServices.Infrastructure(postgres.jdbcUrl(), postgres.username(),
+                    postgres.password(), stack.kafka().bootstrapServers());
+            return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), options.passThrough()));
         } catch (RuntimeException e) {
-            services.forEach(ConfigurableApplicationContext::close);
             stack.close();
             throw e;
         }
@@ -58,26 +46,26 @@ public final class LedgerLab implements AutoCloseable {
 
     String banner(long startMillis) {
         var postgres = stack.postgres();
-        var settings = stack.settings();
-        var commandApi = services.get(0).getEnvironment().getProperty("local.server.port");
+        var commandApi = LabServices.port(services.commandApi());
+        var projector = LabServices.port(services.projector());
+        var relay = LabServices.port(services.relay());
         return """
 
-                Ledger Lab is up in %.1f s. Data: %s (restart continues from it; --fresh starts afresh)
-                  command API   http://localhost:%s   POST /accounts, POST /accounts/{id}/deposits|withdrawals
-                  PostgreSQL    %s   user %s, schema ledger
-                  Kafka         %s
-                  not built yet: outbox relay and projector (the pipeline issue)
-                Try:  curl -si -X POST localhost:%s/accounts -H 'Content-Type: application/json' -d '{"owner":"alice"}'
+                Ledger Lab is up in %.1f s. Data: %s (a restart continues from it; --fresh starts afresh)
+                  command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals
+                  projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status
+                  outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)
+                  PostgreSQL    %s   user %s, schemas ledger and projection
+                  Kafka         %s   topic accounts.events
+                Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{"owner":"alice"}'
                 Stop: Ctrl-C
-                """.formatted(startMillis / 1000.0, settings.baseDirectory(), commandApi, postgres.jdbcUrl(),
-                postgres.username(), stack.kafka().bootstrapServers(), commandApi);
+                """.formatted(startMillis / 1000.0, stack.settings().baseDirectory(), commandApi, projector, relay,
+                postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), commandApi);
     }
 
     @Override
     public void close() {
-        for (int i = services.size() - 1; i >= 0; i--) {
-            services.get(i).close();
-        }
+        services.close();
         stack.close();
     }
 }

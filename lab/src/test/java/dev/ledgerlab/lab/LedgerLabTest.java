@@ -24,11 +24,11 @@ class LedgerLabTest {
     }
 
     @Test
-    void keepsAccountsAcrossARestartAndForgetsThemWhenStartedFresh() throws Exception {
-        int[] ports = {EmbeddedStack.freePort(), EmbeddedStack.freePort(), EmbeddedStack.freePort(),
-            EmbeddedStack.freePort()};
+    void keepsAccountsAndTheirProjectionAcrossARestartAndForgetsThemWhenStartedFresh() throws Exception {
+        int[] ports = java.util.stream.IntStream.generate(EmbeddedStack::freePort).distinct().limit(6).toArray();
         var args = new String[] {"--data-dir=" + DATA, "--postgres-port=" + ports[0], "--kafka-port=" + ports[1],
-            "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--fresh"};
+            "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--projector-port=" + ports[4],
+            "--relay-port=" + ports[5], "--fresh"};
         String accountPath;
         try (var lab = LedgerLab.start(LabOptions.parse(args))) {
             var opened = post(ports[3], "/accounts", "{\"owner\":\"alice\"}");
@@ -43,6 +43,9 @@ class LedgerLabTest {
             var account = get(ports[3], accountPath);
             assertThat(account.statusCode()).isEqualTo(200);
             assertThat(account.body()).contains("\"balance\":4200").contains("\"version\":2");
+            var projected = get(ports[4], accountPath + "/balance?minVersion=2");
+            assertThat(projected.statusCode()).as(projected.body()).isEqualTo(200);
+            assertThat(projected.body()).contains("\"balance\":4200");
         }
 
         try (var lab = LedgerLab.start(LabOptions.parse(args))) {

@@ -42,7 +42,8 @@ import tools.jackson.databind.json.JsonMapper;
  * PostgreSQL. Events are produced straight into the topic, which is how duplicates, gaps and poison get in.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "projector.read-your-writes-timeout=1500ms")
+        properties = {"spring.config.name=" + ProjectorApplication.CONFIG_NAME,
+            "projector.read-your-writes-timeout=1500ms"})
 public abstract class ProjectorIntegrationTest {
 
     protected static final String TOPIC = "accounts.events";

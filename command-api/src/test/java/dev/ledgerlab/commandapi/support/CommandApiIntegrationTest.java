@@ -13,7 +13,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * The one integration-test base of this module: the real application on a random port, over real HTTP, against
  * the PostgreSQL that {@link TestInfrastructure} chose for this JVM.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "spring.config.name=" + dev.ledgerlab.commandapi.CommandApiApplication.CONFIG_NAME)
 public abstract class CommandApiIntegrationTest {
 
     @DynamicPropertySource

@@ -1,0 +1,86 @@
+package dev.ledgerlab.lab;
+
+import dev.ledgerlab.commandapi.CommandApiApplication;
+import dev.ledgerlab.projector.ProjectorApplication;
+import dev.ledgerlab.relay.OutboxRelayApplication;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The three services as Spring Boot applications in this JVM, pointed at one PostgreSQL and one Kafka. The same
+ * applications run as separate processes when given the same properties (spring.datasource.*,
+ * spring.kafka.bootstrap-servers, server.port) another way.
+ */
+public final class LabServices implements AutoCloseable {
+
+    public record Infrastructure(String jdbcUrl, String username, String password, String bootstrapServers) {
+    }
+
+    public record Ports(int commandApi, int projector, int relay) {
+        public static final Ports DEFAULT = new Ports(8080, 8081, 8082);
+    }
+
+    private final List<ConfigurableApplicationContext> running;
+
+    private LabServices(List<ConfigurableApplicationContext> running) {
+        this.running = running;
+    }
+
+    /** Starts the command API (which migrates the ledger schema), then the relay, then the projector. */
+    public static LabServices start(Infrastructure infrastructure, Ports ports, List<String> passThrough) {
+        var running = new ArrayList<ConfigurableApplicationContext>();
+        try {
+            running.add(run(CommandApiApplication.class, CommandApiApplication.CONFIG_NAME, infrastructure,
+                    ports.commandApi(), passThrough));
+            running.add(run(OutboxRelayApplication.class, OutboxRelayApplication.CONFIG_NAME, infrastructure,
+                    ports.relay(), passThrough));
+            running.add(run(ProjectorApplication.class, ProjectorApplication.CONFIG_NAME, infrastructure,
+                    ports.projector(), passThrough));
+            return new LabServices(running);
+        } catch (RuntimeException e) {
+            new LabServices(running).close();
+            throw e;
+        }
+    }
+
+    /** Starts one more instance of a service, e.g. a relay to replace one that was stopped. */
+    public static ConfigurableApplicationContext run(Class<?> application, String configName,
+            Infrastructure infrastructure, int port, List<String> passThrough) {
+        var args = new ArrayList<>(passThrough);
+        // Command-line arguments outrank each service's application.yml, so the lab's infrastructure wins.
+        args.add("--spring.datasource.url=" + infrastructure.jdbcUrl());
+        args.add("--spring.datasource.username=" + infrastructure.username());
+        args.add("--spring.datasource.password=" + infrastructure.password());
+        args.add("--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers());
+        args.add("--server.port=" + port);
+        return new SpringApplicationBuilder(application)
+                .properties("spring.config.name=" + configName)
+                .run(args.toArray(String[]::new));
+    }
+
+    public ConfigurableApplicationContext commandApi() {
+        return running.get(0);
+    }
+
+    public ConfigurableApplicationContext relay() {
+        return running.get(1);
+    }
+
+    public ConfigurableApplicationContext projector() {
+        return running.get(2);
+    }
+
+    public static int port(ConfigurableApplicationContext service) {
+        return Integer.parseInt(service.getEnvironment().getProperty("local.server.port", "0"));
+    }
+
+    /** Stops in reverse order: the projector, the relay (its offsets flushed), then the command API. */
+    @Override
+    public void close() {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            running.get(i).close();
+        }
+    }
+}
