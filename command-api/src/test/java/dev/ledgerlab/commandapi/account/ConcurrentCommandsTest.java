@@ -5,36 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
 import dev.ledgerlab.events.EventCodec;
+import dev.ledgerlab.testkit.Concurrently;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Many clients at once through real HTTP: the row lock and UNIQUE (account_id, version) keep every account exact. */
 class ConcurrentCommandsTest extends CommandApiIntegrationTest {
-
-    private ExecutorService clients;
-
-    @BeforeEach
-    void clients() {
-        clients = Executors.newFixedThreadPool(100);
-    }
-
-    @AfterEach
-    void stopClients() {
-        clients.shutdownNow();
-    }
 
     @Test
     void appliesConcurrentDepositsExactlyWithContiguousVersions() throws Exception {
@@ -56,7 +38,7 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
             deposits.add(() -> api.deposit(account, amount));
         }
 
-        var responses = runAtOnce(deposits);
+        var responses = Concurrently.atOnce(deposits);
 
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(200));
         for (var account : accounts) {
@@ -80,7 +62,7 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
             withdrawals.add(() -> api.withdraw(account, amount));
         }
 
-        var responses = runAtOnce(withdrawals);
+        var responses = Concurrently.atOnce(withdrawals);
 
         var byStatus = new HashMap<Integer, List<ApiClient.Response>>();
         responses.forEach(r -> byStatus.computeIfAbsent(r.status(), s -> new ArrayList<>()).add(r));
@@ -95,26 +77,6 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
         assertThat(state.get("balance").asLong()).isZero();
         assertThat(state.get("version").asLong()).isEqualTo(22);
         assertThat(runningBalances(account)).allSatisfy(balance -> assertThat(balance).isNotNegative());
-    }
-
-    private List<ApiClient.Response> runAtOnce(List<Callable<ApiClient.Response>> calls) throws Exception {
-        var ready = new CountDownLatch(calls.size());
-        var go = new CountDownLatch(1);
-        var futures = new ArrayList<java.util.concurrent.Future<ApiClient.Response>>();
-        for (var call : calls) {
-            futures.add(clients.submit(() -> {
-                ready.countDown();
-                go.await();
-                return call.call();
-            }));
-        }
-        assertThat(ready.await(30, TimeUnit.SECONDS)).isTrue();
-        go.countDown();
-        var responses = new ArrayList<ApiClient.Response>();
-        for (var future : futures) {
-            responses.add(future.get(120, TimeUnit.SECONDS));
-        }
-        return responses;
     }
 
     private List<Long> versionsOf(UUID account) {

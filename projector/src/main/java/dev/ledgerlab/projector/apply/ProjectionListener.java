@@ -32,8 +32,13 @@ public class ProjectionListener implements ConsumerSeekAware {
     private final Counter held;
     private final Counter redelivered;
 
+    private final ProjectionFaults faults;
+    private final java.util.Set<Integer> assigned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+
     public ProjectionListener(ProjectionWriter writer, ProjectionSignals signals, ProjectorProperties properties,
-            MeterRegistry meters) {
+            MeterRegistry meters, ProjectionFaults faults) {
+        this.faults = faults;
         this.writer = writer;
         this.signals = signals;
         this.properties = properties;
@@ -52,7 +57,9 @@ public class ProjectionListener implements ConsumerSeekAware {
     @KafkaListener(id = "projection-listener", topics = "${projector.topic}", groupId = "${projector.group-id}",
             concurrency = "${projector.concurrency}", batch = "true")
     public void onBatch(List<ConsumerRecord<String, String>> records) {
+        received.addAndGet(records.size());
         var outcome = writer.apply(records);
+        faults.afterDbCommit(outcome.applied());
         signals.changed();
         applied.increment(outcome.applied());
         duplicates.increment(outcome.duplicates());
@@ -69,8 +76,24 @@ public class ProjectionListener implements ConsumerSeekAware {
         }
     }
 
+    /** The partitions this process's consumers hold now. */
+    public java.util.SortedSet<Integer> assignedPartitions() {
+        return new java.util.TreeSet<>(assigned);
+    }
+
+    /** Records this process received from Kafka since it started. */
+    public long receivedSinceStart() {
+        return received.get();
+    }
+
+    @Override
+    public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
+        partitions.forEach(p -> assigned.remove(p.partition()));
+    }
+
     @Override
     public void onPartitionsAssigned(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
+        assignments.keySet().forEach(p -> assigned.add(p.partition()));
         var stored = writer.storedOffsets();
         for (var partition : assignments.keySet()) {
             var offset = stored.get(partition.partition());

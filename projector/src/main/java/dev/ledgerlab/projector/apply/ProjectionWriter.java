@@ -47,10 +47,12 @@ public class ProjectionWriter {
 
     private final JdbcTemplate jdbc;
     private final ProjectorProperties properties;
+    private final ProjectionFaults faults;
 
-    public ProjectionWriter(JdbcTemplate jdbc, ProjectorProperties properties) {
+    public ProjectionWriter(JdbcTemplate jdbc, ProjectorProperties properties, ProjectionFaults faults) {
         this.jdbc = jdbc;
         this.properties = properties;
+        this.faults = faults;
     }
 
     @Transactional
@@ -126,6 +128,7 @@ public class ProjectionWriter {
         }
         writeBalances(changed, state, versionsBefore);
         writeOffsets(progress);
+        faults.beforeDbCommit(applied);
         return new Outcome(applied, duplicates, held, redelivered, failure == null ? -1 : stop, failure);
     }
 

@@ -1,6 +1,7 @@
 package dev.ledgerlab.projector.operate;
 
 import dev.ledgerlab.projector.apply.ParkedAccounts;
+import dev.ledgerlab.projector.invariants.InvariantChecker;
 import dev.ledgerlab.projector.web.ProjectorProblem;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +18,18 @@ public class OperatorController {
 
     private final ProjectionStatus status;
     private final ParkedAccounts parked;
+    private final InvariantChecker invariants;
 
-    public OperatorController(ProjectionStatus status, ParkedAccounts parked) {
+    public OperatorController(ProjectionStatus status, ParkedAccounts parked, InvariantChecker invariants) {
         this.status = status;
         this.parked = parked;
+        this.invariants = invariants;
+    }
+
+    /** Run it once the pipeline is quiet: {@code ok} with no violations, or each violation precisely. */
+    @GetMapping(path = "/projection/invariants", produces = MediaType.APPLICATION_JSON_VALUE)
+    public InvariantChecker.Report invariants() {
+        return invariants.check();
     }
 
     @GetMapping(path = "/projection/status", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -31,9 +31,12 @@ public class ProjectionStatus implements DisposableBean {
      * @param applied events applied, from projection.offsets (survives restarts)
      * @param duplicates duplicates skipped, likewise
      * @param redeliveredSinceStart records this process re-read below the stored offset (0 while seeks work)
+     * @param assignedHere the partitions this process's consumers hold now
+     * @param receivedSinceStart records this process received since it started
      */
     public record Status(String groupId, String topic, List<Partition> partitions, long lag, long applied,
-            long duplicates, long parkedKeys, long redeliveredSinceStart, String error) {
+            long duplicates, long parkedKeys, long redeliveredSinceStart, java.util.SortedSet<Integer> assignedHere,
+            long receivedSinceStart, String error) {
     }
 
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
@@ -89,7 +92,8 @@ public class ProjectionStatus implements DisposableBean {
             duplicates += s.duplicates();
         }
         return new Status(properties.groupId(), properties.topic(), partitions, lag, applied, duplicates,
-                parked.count(), listener.redeliveredSinceStart(), error);
+                parked.count(), listener.redeliveredSinceStart(), listener.assignedPartitions(),
+                listener.receivedSinceStart(), error);
     }
 
     private Map<Integer, Long> logEndOffsets() throws ExecutionException, InterruptedException, TimeoutException {

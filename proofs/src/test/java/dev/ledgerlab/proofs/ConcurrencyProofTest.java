@@ -1,0 +1,159 @@
+package dev.ledgerlab.proofs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ledgerlab.proofs.support.Http;
+import dev.ledgerlab.proofs.support.Pipeline;
+import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.Concurrently;
+import dev.ledgerlab.testkit.TestInfrastructure;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Scenarios 1 and 2: many clients at once, through REST, PostgreSQL, Debezium, Kafka and the projector. */
+class ConcurrencyProofTest {
+
+    private static Pipeline pipeline;
+    private static ServiceProcess api;
+    private static ServiceProcess projector;
+
+    @BeforeAll
+    static void start() {
+        pipeline = new Pipeline(TestInfrastructure.get());
+        api = pipeline.commandApi();
+        pipeline.relay();
+        projector = pipeline.projector();
+    }
+
+    @AfterAll
+    static void stop() {
+        pipeline.close();
+    }
+
+    @Test
+    void projectsHundredConcurrentDepositsOverTenAccountsExactly() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("scenario 1 seed=" + seed);
+        var random = new Random(seed);
+        var accounts = new ArrayList<UUID>();
+        for (int i = 0; i < 10; i++) {
+            accounts.add(Pipeline.openAccount(api));
+        }
+        var sums = new HashMap<UUID, Long>();
+        var counts = new HashMap<UUID, Long>();
+        var deposits = new ArrayList<Callable<Http.Response>>();
+        for (int i = 0; i < 100; i++) {
+            var account = accounts.get(random.nextInt(accounts.size()));
+            long amount = 1 + random.nextInt(1_000_000);
+            sums.merge(account, amount, Long::sum);
+            counts.merge(account, 1L, Long::sum);
+            deposits.add(() -> Pipeline.deposit(api, account, amount));
+        }
+        long started = System.nanoTime();
+
+        var responses = Concurrently.atOnce(deposits);
+        pipeline.awaitQuiet(Duration.ofSeconds(90));
+
+        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200));
+        for (var account : accounts) {
+            var projected = Http.get(projector.port(), "/accounts/" + account + "/balance").json();
+            assertThat(projected.get("balance").asLong()).as("balance of %s", account)
+                    .isEqualTo(sums.getOrDefault(account, 0L));
+            assertThat(projected.get("version").asLong()).as("version of %s", account)
+                    .isEqualTo(1 + counts.getOrDefault(account, 0L));
+        }
+        var report = Pipeline.assertInvariantsHold(projector);
+        var status = Pipeline.status(projector);
+        System.out.printf("scenario 1: 110 events, quiet after %d ms; store %d events, duplicates so far %d%n",
+                (System.nanoTime() - started) / 1_000_000, report.get("eventsStored").asLong(),
+                status.get("duplicates").asLong());
+    }
+
+    @Test
+    void neverLetsABalanceGoNegativeWhileWithdrawalsRaceDeposits() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("scenario 2 seed=" + seed);
+        var random = new Random(seed);
+        var accounts = new ArrayList<UUID>();
+        for (int i = 0; i < 5; i++) {
+            var account = Pipeline.openAccount(api);
+            assertThat(Pipeline.deposit(api, account, 1_000).statusCode()).isEqualTo(200);
+            accounts.add(account);
+        }
+        var operations = new ArrayList<Callable<Http.Response>>();
+        var targets = new ArrayList<UUID>();
+        for (int i = 0; i < 200; i++) {
+            var account = accounts.get(random.nextInt(accounts.size()));
+            boolean withdraw = random.nextInt(3) > 0;
+            long amount = withdraw ? 1 + random.nextInt(400) : 1 + random.nextInt(200);
+            targets.add(account);
+            operations.add(() -> withdraw ? Pipeline.withdraw(api, account, amount)
+                    : Pipeline.deposit(api, account, amount));
+        }
+
+        var responses = Concurrently.atOnce(operations);
+        pipeline.awaitQuiet(Duration.ofSeconds(90));
+
+        Map<UUID, Long> succeeded = new HashMap<>();
+        long refused = 0;
+        for (int i = 0; i < responses.size(); i++) {
+            var response = responses.get(i);
+            if (response.statusCode() == 200) {
+                succeeded.merge(targets.get(i), 1L, Long::sum);
+            } else {
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(409);
+                assertThat(response.json().get("type").asString())
+                        .isEqualTo("urn:ledgerlab:problem:insufficient-funds");
+                refused++;
+            }
+        }
+        for (var account : accounts) {
+            long events = pipeline.queryLong("SELECT count(*) FROM ledger.events WHERE account_id = '" + account + "'");
+            assertThat(events).as("a refused withdrawal leaves no event").isEqualTo(2 + succeeded.getOrDefault(account, 0L));
+            var written = Http.get(api.port(), "/accounts/" + account).json();
+            var projected = Http.get(projector.port(), "/accounts/" + account + "/balance").json();
+            assertThat(projected.get("balance").asLong()).isEqualTo(written.get("balance").asLong()).isNotNegative();
+            assertThat(projected.get("version").asLong()).isEqualTo(written.get("version").asLong());
+        }
+        Pipeline.assertInvariantsHold(projector);
+        System.out.printf("scenario 2: 200 racing operations, %d refused with 409, invariants hold%n", refused);
+    }
+
+    @Test
+    void reportsEachViolationWithAccountExpectedAndActual() throws Exception {
+        var account = Pipeline.openAccount(api);
+        Pipeline.deposit(api, account, 500);
+        pipeline.awaitQuiet(Duration.ofSeconds(60));
+        Pipeline.assertInvariantsHold(projector);
+
+        // Corrupt the read side behind the projector's back: the checker must name exactly what is wrong.
+        pipeline.execute("UPDATE projection.balances SET balance = balance + 1, version = version + 1 "
+                + "WHERE account_id = '" + account + "'");
+        try {
+            var report = Http.get(projector.port(), "/projection/invariants").json();
+
+            assertThat(report.get("ok").asBoolean()).isFalse();
+            var violations = new ArrayList<String>();
+            report.get("violations").forEach(v -> violations.add(v.get("accountId").asString("") + " | "
+                    + v.get("invariant").asString() + " | " + v.get("expected").asString() + " | "
+                    + v.get("actual").asString()));
+            assertThat(violations).contains(
+                    account + " | balance equals the fold of its events | 500 | 501",
+                    account + " | version equals the last event's version | 2 | 3");
+            assertThat(violations).anySatisfy(v -> assertThat(v).startsWith(" | events applied equal events stored"));
+        } finally {
+            pipeline.execute("UPDATE projection.balances SET balance = balance - 1, version = version - 1 "
+                    + "WHERE account_id = '" + account + "'");
+        }
+        Pipeline.assertInvariantsHold(projector);
+    }
+}
