@@ -62,6 +62,13 @@ public final class ConnectorSettings {
         p.setProperty("table.include.list", EVENTS_TABLE + "," + HEARTBEAT_TABLE);
         // A snapshot of the existing events only when no offset is stored yet; afterwards the slot's WAL continues.
         p.setProperty("snapshot.mode", "initial");
+        // The snapshot reads the table in physical order, which is not version order: concurrent inserts land on
+        // different pages, and CLUSTER, VACUUM FULL or pg_repack rewrite the heap. The projector refuses a gap, so an
+        // account's snapshotted events must reach Kafka in version order; the (account_id, version) unique index
+        // delivers exactly that order. Streaming after the snapshot follows commit order, which is version order.
+        p.setProperty("snapshot.select.statement.overrides", EVENTS_TABLE);
+        p.setProperty("snapshot.select.statement.overrides." + EVENTS_TABLE,
+                "SELECT * FROM " + EVENTS_TABLE + " ORDER BY account_id, version");
         // How long the engine waits for more changes before handing over a batch (default 500 ms): that wait is
         // most of a deposit's way to Kafka when traffic is light.
         p.setProperty("poll.interval.ms", "20");
