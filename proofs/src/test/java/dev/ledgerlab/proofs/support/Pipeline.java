@@ -20,6 +20,7 @@ import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.core.ConditionTimeoutException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -92,7 +93,51 @@ public final class Pipeline implements AutoCloseable {
      * is in flight between ledger.events and projection.balances any more.
      */
     public void awaitQuiet(Duration timeout) {
-        await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> behind() == 0);
+        try {
+            await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> behind() == 0);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("the pipeline did not go quiet within " + timeout + ":\n" + whyNotQuiet(), e);
+        }
+    }
+
+    /** What keeps the pipeline from being quiet: accounts behind, parked accounts, and the stored offsets. */
+    public String whyNotQuiet() {
+        var report = new StringBuilder();
+        try (var connection = DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
+                infrastructure.password());
+                var statement = connection.createStatement()) {
+            appendRows(report, "accounts behind (account, written version, projected version)",
+                    statement.executeQuery("""
+                    SELECT a.account_id, a.version, b.version FROM ledger.accounts a
+                    LEFT JOIN projection.balances b USING (account_id)
+                    WHERE b.version IS DISTINCT FROM a.version ORDER BY a.account_id LIMIT 20"""));
+            appendRows(report, "parked accounts", statement.executeQuery("""
+                    SELECT account_id, expected_version, received_version, reason, partition, record_offset
+                    FROM projection.parked_accounts ORDER BY parked_at LIMIT 20"""));
+            appendRows(report, "projection.offsets", statement.executeQuery("""
+                    SELECT group_id, topic, partition, next_offset, applied, duplicates, updated_at
+                    FROM projection.offsets ORDER BY group_id, topic, partition"""));
+        } catch (SQLException e) {
+            report.append("(cannot read the database: ").append(e.getMessage()).append(")\n");
+        }
+        for (var process : started) {
+            report.append("--- ").append(process).append(process.isAlive() ? " (alive)" : " (exited)")
+                    .append(", last lines:\n").append(process.tail(15)).append('\n');
+        }
+        return report.toString();
+    }
+
+    private static void appendRows(StringBuilder report, String title, java.sql.ResultSet rs) throws SQLException {
+        report.append(title).append(":\n");
+        int columns = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+            report.append("  ");
+            for (int i = 1; i <= columns; i++) {
+                report.append(i > 1 ? " | " : "").append(rs.getString(i));
+            }
+            report.append('\n');
+        }
+        rs.close();
     }
 
     /** Accounts whose projection is not at their write-side version, plus parked accounts. */

@@ -74,6 +74,11 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    @Override
+    public String toString() {
+        return name + " pid " + process.pid() + " port " + port + " log " + log;
+    }
+
     public int port() {
         return port;
     }
@@ -123,9 +128,14 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public String tail() {
+        return tail(40);
+    }
+
+    /** The last {@code n} lines of the process's log. */
+    public String tail(int n) {
         try {
             var lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
         }
