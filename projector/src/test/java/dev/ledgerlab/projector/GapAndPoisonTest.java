@@ -56,6 +56,45 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
     }
 
     @Test
+    void parksAGapAccountEvenWhileOtherPartitionsKeepDeliveringRecords() throws Exception {
+        var others = new ArrayList<UUID>();
+        for (int i = 0; i < 9; i++) {
+            others.add(openedAccount());
+        }
+        var gapped = openedAccount();
+        var published = new java.util.concurrent.atomic.AtomicLong(1);
+        var stop = new java.util.concurrent.atomic.AtomicBoolean();
+        // Records of other partitions keep arriving in every poll, so each retry of the gap comes in a batch where
+        // other records precede it: the gap's retry count must survive that, or the account is never parked.
+        var traffic = java.util.concurrent.Executors.newSingleThreadExecutor();
+        var flowing = traffic.submit(() -> {
+            while (!stop.get()) {
+                long version = published.get() + 1;
+                publishAll(others.stream().map(other -> envelope(other, version, new MoneyDeposited(1))).toList());
+                published.set(version);
+            }
+            return null;
+        });
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> published.get() >= 5);
+            publish(gapped, 3, new MoneyDeposited(20));
+
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(parkedEntry(gapped)).isNotNull());
+        } finally {
+            stop.set(true);
+            flowing.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            traffic.shutdown();
+        }
+        long last = published.get();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            for (var other : others) {
+                assertThat(projected(other)).as("account %s", other).containsExactly(last - 1, last);
+            }
+        });
+        assertThat(projected(gapped)).containsExactly(0, 1);
+    }
+
+    @Test
     void refusesToReleaseAnAccountWhoseMissingEventHasNotArrived() {
         var gapped = openedAccount();
         publish(gapped, 3, new MoneyDeposited(20));

@@ -40,6 +40,10 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The one integration-test base of this module: the real projector consuming a real Kafka topic into the real
  * PostgreSQL. Events are produced straight into the topic, which is how duplicates, gaps and poison get in.
+ *
+ * <p>A test class that clears or replaces the projection (a replay) gets a database, topic and consumer groups of
+ * its own: it calls {@link #isolate} in a static {@code @BeforeAll} and sets {@value #DATABASE_PROPERTY},
+ * {@code projector.topic} and the group ids with {@code @TestPropertySource}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.config.name=" + ProjectorApplication.CONFIG_NAME,
@@ -47,6 +51,8 @@ import tools.jackson.databind.json.JsonMapper;
 public abstract class ProjectorIntegrationTest {
 
     protected static final String TOPIC = "accounts.events";
+    /** The database of the test class: {@code ledger} unless it isolated itself. */
+    public static final String DATABASE_PROPERTY = "ledgerlab.test.database";
     protected static final int PARTITIONS = 3;
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -56,16 +62,44 @@ public abstract class ProjectorIntegrationTest {
     static void infrastructure(DynamicPropertyRegistry registry) {
         var infra = TestInfrastructure.get();
         createTopic(infra.bootstrapServers());
-        registry.add("spring.datasource.url", infra::jdbcUrl);
+        // Resolved when the context reads it, so that a test class's @TestPropertySource can name its database.
+        registry.add("spring.datasource.url",
+                () -> withDatabase(infra.jdbcUrl(), "${" + DATABASE_PROPERTY + ":ledger}"));
         registry.add("spring.datasource.username", infra::username);
         registry.add("spring.datasource.password", infra::password);
         registry.add("spring.kafka.bootstrap-servers", infra::bootstrapServers);
     }
 
-    /** In the pipeline the relay creates the topic; here the test stands in for it. */
+    /**
+     * Creates a database and a topic for one test class, before its context starts (the projector migrates the
+     * database and subscribes to the topic as it starts).
+     */
+    protected static void isolate(String database, String topic) {
+        var infra = TestInfrastructure.get();
+        try (var connection = java.sql.DriverManager.getConnection(infra.jdbcUrl(), infra.username(),
+                infra.password()); var statement = connection.createStatement()) {
+            var exists = statement.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + database + "'");
+            if (!exists.next()) {
+                statement.execute("CREATE DATABASE " + database);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("cannot create database " + database, e);
+        }
+        createTopic(infra.bootstrapServers(), topic);
+    }
+
+    private static String withDatabase(String jdbcUrl, String database) {
+        return jdbcUrl.replaceFirst("^(jdbc:postgresql://[^/]+/)[^?]*", "$1" + java.util.regex.Matcher.quoteReplacement(database));
+    }
+
     private static void createTopic(String bootstrapServers) {
+        createTopic(bootstrapServers, TOPIC);
+    }
+
+    /** In the pipeline the relay creates the topic; here the test stands in for it. */
+    private static void createTopic(String bootstrapServers, String topic) {
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new IllegalStateException(e);
@@ -86,6 +120,9 @@ public abstract class ProjectorIntegrationTest {
     @Value("${local.server.port}")
     private int port;
 
+    @Value("${projector.topic}")
+    private String topic;
+
     @Autowired
     protected JdbcClient jdbc;
 
@@ -102,26 +139,44 @@ public abstract class ProjectorIntegrationTest {
     }
 
     /** Publishes an event as the relay would: key = account id, value = the envelope's JSON. */
-    protected static EventEnvelope publish(UUID account, long version, AccountEvent event) {
-        var envelope = new EventEnvelope(UUID.randomUUID(), account, version,
-                Instant.now().truncatedTo(ChronoUnit.MICROS), event);
+    protected EventEnvelope publish(UUID account, long version, AccountEvent event) {
+        var envelope = envelope(account, version, event);
         publish(envelope);
         return envelope;
     }
 
-    protected static void publish(EventEnvelope envelope) {
+    protected static EventEnvelope envelope(UUID account, long version, AccountEvent event) {
+        return new EventEnvelope(UUID.randomUUID(), account, version, Instant.now().truncatedTo(ChronoUnit.MICROS),
+                event);
+    }
+
+    protected void publish(EventEnvelope envelope) {
         publishRaw(envelope.accountId().toString(), EventCodec.toJson(envelope));
     }
 
-    protected static void publishRaw(String key, String value) {
+    /** Publishes many events without a round trip each, in order per account, and returns once all are acknowledged. */
+    protected void publishAll(List<EventEnvelope> envelopes) {
+        var sent = envelopes.stream().map(envelope -> producer().send(new ProducerRecord<>(topic,
+                envelope.accountId().toString(), EventCodec.toJson(envelope)))).toList();
+        producer().flush();
         try {
-            producer().send(new ProducerRecord<>(TOPIC, key, value)).get(30, TimeUnit.SECONDS);
+            for (var ack : sent) {
+                ack.get(30, TimeUnit.SECONDS);
+            }
         } catch (Exception e) {
             throw new IllegalStateException("could not publish", e);
         }
     }
 
-    protected static UUID openedAccount() {
+    protected void publishRaw(String key, String value) {
+        try {
+            producer().send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not publish", e);
+        }
+    }
+
+    protected UUID openedAccount() {
         var account = UUID.randomUUID();
         publish(account, 1, new AccountOpened("owner-" + account.toString().substring(0, 8)));
         return account;
@@ -140,6 +195,10 @@ public abstract class ProjectorIntegrationTest {
     protected Response post(String path) {
         return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
                 .POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    protected Response delete(String path) {
+        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).DELETE());
     }
 
     private static Response send(HttpRequest.Builder request) {

@@ -43,6 +43,14 @@ public class ParkedAccounts {
         }
     }
 
+    /** A rebuild runs: a release now would be lost when its shadow tables replace these. */
+    public static final class RebuildRunning extends RuntimeException {
+        RebuildRunning(long rebuildId) {
+            super("rebuild " + rebuildId + " runs; its tables replace these when it swaps, and a release now would"
+                    + " be lost with them. Release after the swap, or cancel the rebuild", null, false, false);
+        }
+    }
+
     private final JdbcTemplate jdbc;
     private final ProjectionWriter writer;
 
@@ -73,9 +81,15 @@ public class ParkedAccounts {
      *
      * @return empty when the account is not parked
      * @throws StillMissing when the event before the first held one has not arrived yet
+     * @throws RebuildRunning while a rebuild runs
      */
     @Transactional
     public Optional<Released> release(UUID accountId) {
+        var rebuilding = jdbc.queryForList(
+                "SELECT id FROM projection.replays WHERE kind = 'rebuild' AND state = 'running'", Long.class);
+        if (!rebuilding.isEmpty()) {
+            throw new RebuildRunning(rebuilding.get(0));
+        }
         var parked = jdbc.queryForList(
                 "SELECT account_id FROM projection.parked_accounts WHERE account_id = ? FOR UPDATE", UUID.class,
                 accountId);

@@ -1,47 +1,47 @@
 package dev.ledgerlab.projector.apply;
 
 import dev.ledgerlab.projector.ProjectorProperties;
-import java.util.List;
-import java.util.Map;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.listener.BatchListenerFailedException;
-import org.springframework.kafka.listener.ConsumerSeekAware;
 import org.springframework.stereotype.Component;
 
-/**
- * The consumer group's member. Positions come from projection.offsets, not from Kafka: on every assignment each
- * partition is sought to the offset stored with the balances, or to the beginning when none is stored. Kafka's
- * own commit (after the batch) only spares a seek.
- */
+/** The live consumer group's member: applies each polled batch to the projection that serves reads. */
 @Component
-public class ProjectionListener implements ConsumerSeekAware {
+public class ProjectionListener extends PositionedListener {
+
+    public static final String ID = "projection-listener";
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionListener.class);
 
-    private final ProjectionWriter writer;
     private final ProjectionSignals signals;
-    private final ProjectorProperties properties;
     private final Counter applied;
     private final Counter duplicates;
     private final Counter held;
     private final Counter redelivered;
-
     private final ProjectionFaults faults;
-    private final java.util.Set<Integer> assigned = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+    private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
+    private final AtomicLong received = new AtomicLong();
 
-    public ProjectionListener(ProjectionWriter writer, ProjectionSignals signals, ProjectorProperties properties,
-            MeterRegistry meters, ProjectionFaults faults) {
+    public ProjectionListener(ProjectionWriter writer, SeekEpochs seekEpochs, ProjectionSignals signals,
+            ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults) {
+        super(writer, seekEpochs, Target.LIVE, properties.gapRetries());
         this.faults = faults;
-        this.writer = writer;
         this.signals = signals;
-        this.properties = properties;
         this.applied = meters.counter("projection.events", "outcome", "applied");
         this.duplicates = meters.counter("projection.events", "outcome", "duplicate");
         this.held = meters.counter("projection.events", "outcome", "held");
@@ -54,12 +54,39 @@ public class ProjectionListener implements ConsumerSeekAware {
         return (long) redelivered.count();
     }
 
-    @KafkaListener(id = "projection-listener", topics = "${projector.topic}", groupId = "${projector.group-id}",
+    /** The partitions this process's consumers hold now. */
+    public SortedSet<Integer> assignedPartitions() {
+        return new TreeSet<>(assigned);
+    }
+
+    /** Records this process received since it started. */
+    public long receivedSinceStart() {
+        return received.get();
+    }
+
+    @Override
+    public void onPartitionsAssigned(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
+        assignments.keySet().forEach(partition -> assigned.add(partition.partition()));
+        super.onPartitionsAssigned(assignments, callback);
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        partitions.forEach(partition -> assigned.remove(partition.partition()));
+        super.onPartitionsRevoked(partitions);
+    }
+
+    @KafkaListener(id = ID, topics = "${projector.topic}", groupId = "${projector.group-id}",
             concurrency = "${projector.concurrency}", batch = "true")
-    public void onBatch(List<ConsumerRecord<String, String>> records) {
+    public void onBatch(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
         received.addAndGet(records.size());
         var outcome = writer.apply(records);
         faults.afterDbCommit(outcome.applied());
+        if (outcome.stale()) {
+            // Read from positions taken before a replay or a swap reset the projection: nothing was applied.
+            reposition(consumer);
+            return;
+        }
         signals.changed();
         applied.increment(outcome.applied());
         duplicates.increment(outcome.duplicates());
@@ -69,41 +96,10 @@ public class ProjectionListener implements ConsumerSeekAware {
             log.debug("batch of {}: {} applied, {} duplicates skipped, {} redelivered", records.size(),
                     outcome.applied(), outcome.duplicates(), outcome.redelivered());
         }
-        if (outcome.failedIndex() >= 0) {
+        if (outcome.failedIndex() >= 0 && !parkedAfterRetries(outcome, records, consumer)) {
             // Everything before the index is committed; the error handler retries from it, then recovers it.
             throw new BatchListenerFailedException(outcome.failure().getMessage(), outcome.failure(),
                     outcome.failedIndex());
         }
-    }
-
-    /** The partitions this process's consumers hold now. */
-    public java.util.SortedSet<Integer> assignedPartitions() {
-        return new java.util.TreeSet<>(assigned);
-    }
-
-    /** Records this process received from Kafka since it started. */
-    public long receivedSinceStart() {
-        return received.get();
-    }
-
-    @Override
-    public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
-        partitions.forEach(p -> assigned.remove(p.partition()));
-    }
-
-    @Override
-    public void onPartitionsAssigned(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
-        assignments.keySet().forEach(p -> assigned.add(p.partition()));
-        var stored = writer.storedOffsets();
-        for (var partition : assignments.keySet()) {
-            var offset = stored.get(partition.partition());
-            if (offset != null) {
-                callback.seek(partition.topic(), partition.partition(), offset);
-            } else {
-                callback.seekToBeginning(List.of(partition));
-            }
-        }
-        log.info("group {} assigned {}: positions from projection.offsets {}", properties.groupId(),
-                assignments.keySet(), stored);
     }
 }

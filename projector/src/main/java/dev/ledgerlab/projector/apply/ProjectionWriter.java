@@ -5,16 +5,18 @@ import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
 import dev.ledgerlab.events.EventEnvelope;
 import dev.ledgerlab.projector.ProjectorProperties;
+import dev.ledgerlab.projector.ReplayProperties;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
@@ -23,20 +25,38 @@ import org.springframework.transaction.annotation.Transactional;
  * Applies a polled batch in one transaction: the balances it changes and the consumed offsets per partition commit
  * together, so a crash at any point either keeps both or neither. Per account, version {@code current + 1} is
  * applied, anything at or below {@code current} is a duplicate and skipped, anything above is never skipped: the
- * batch stops there and the caller retries, then parks the account.
+ * batch stops there and the caller retries, then parks the account. The events of one account fold in memory, so a
+ * batch writes one row per account, whatever the number of its events: a replay is not bound by round trips.
  */
 @Component
 public class ProjectionWriter {
 
     /**
      * What a batch did. {@code failedIndex} is the first record not handled (-1 when all were), and everything
-     * before it is committed.
+     * before it is committed. {@code stale}: the batch was read from a position taken before a reset of the
+     * projection; nothing was applied, and the consumer must be positioned again from the stored offsets.
      */
     public record Outcome(int applied, int duplicates, int held, int redelivered, int failedIndex,
-            RuntimeException failure) {
+            RuntimeException failure, boolean stale) {
+
+        static final Outcome STALE = new Outcome(0, 0, 0, 0, -1, null, true);
     }
 
+    /**
+     * Where the consumers of a target start: the epoch the positions belong to, and the stored next offset per
+     * partition (absent: from the beginning of the log). {@link #NO_EPOCH} for a rebuild when none runs.
+     */
+    public record Positions(long epoch, Map<Integer, Long> offsets) {
+    }
+
+    /** The epoch of the rebuild target while no rebuild runs: no batch applies under it. */
+    public static final long NO_EPOCH = -1;
+
     record Balance(UUID accountId, long balance, long version) {
+    }
+
+    /** The epoch read at the start of a batch, and the in-place replay that runs, if one does. */
+    private record Fence(long epoch, Long runningReplay) {
     }
 
     private static final class PartitionProgress {
@@ -47,16 +67,38 @@ public class ProjectionWriter {
 
     private final JdbcTemplate jdbc;
     private final ProjectorProperties properties;
+    private final ReplayProperties replay;
+    private final SeekEpochs seekEpochs;
     private final ProjectionFaults faults;
 
-    public ProjectionWriter(JdbcTemplate jdbc, ProjectorProperties properties, ProjectionFaults faults) {
+    public ProjectionWriter(JdbcTemplate jdbc, ProjectorProperties properties, ProjectionFaults faults,
+            ReplayProperties replay, SeekEpochs seekEpochs) {
         this.jdbc = jdbc;
         this.properties = properties;
         this.faults = faults;
+        this.replay = replay;
+        this.seekEpochs = seekEpochs;
     }
 
+    /** Applies a batch of the live consumer group to the live projection. */
     @Transactional
     public Outcome apply(List<ConsumerRecord<String, String>> records) {
+        var outcome = applyTo(Target.LIVE, records);
+        faults.beforeDbCommit(outcome.applied());
+        return outcome;
+    }
+
+    /** Applies a batch of the rebuild's consumer group to the shadow tables. */
+    @Transactional
+    public Outcome applyRebuild(List<ConsumerRecord<String, String>> records) {
+        return applyTo(Target.REBUILD, records);
+    }
+
+    private Outcome applyTo(Target target, List<ConsumerRecord<String, String>> records) {
+        var fence = fence(target);
+        if (!positionedUnder(target, fence.epoch(), records)) {
+            return Outcome.STALE;
+        }
         int stop = records.size();
         RuntimeException failure = null;
         var envelopes = new ArrayList<EventEnvelope>(records.size());
@@ -70,17 +112,18 @@ public class ProjectionWriter {
             }
         }
         var partitions = new TreeSet<Integer>();
-        var accounts = new TreeSet<UUID>();
+        // Unordered: the lock query orders the rows itself.
+        var accounts = new HashSet<UUID>(Math.max(16, stop * 2));
         for (int i = 0; i < stop; i++) {
             partitions.add(records.get(i).partition());
             accounts.add(envelopes.get(i).accountId());
         }
-        var stored = lockOffsets(partitions);
-        var state = lockBalances(accounts);
+        var stored = lockOffsets(target, partitions);
+        var state = lockBalances(target, accounts);
         var versionsBefore = new HashMap<UUID, Long>();
         state.forEach((id, balance) -> versionsBefore.put(id, balance.version()));
-        var parked = parkedAmong(accounts);
-        var progress = new LinkedHashMap<Integer, PartitionProgress>();
+        var parked = parkedAmong(target, accounts);
+        var progress = new TreeMap<Integer, PartitionProgress>();
         var changed = new HashSet<UUID>();
         int applied = 0;
         int duplicates = 0;
@@ -98,7 +141,7 @@ public class ProjectionWriter {
             var partition = progress.computeIfAbsent(record.partition(), p -> new PartitionProgress());
             var id = envelope.accountId();
             if (parked.contains(id)) {
-                hold(record, envelope);
+                hold(target, record, envelope);
                 held++;
                 partition.nextOffset = record.offset() + 1;
                 continue;
@@ -126,47 +169,97 @@ public class ProjectionWriter {
             partition.applied++;
             partition.nextOffset = record.offset() + 1;
         }
-        writeBalances(changed, state, versionsBefore);
-        writeOffsets(progress);
-        faults.beforeDbCommit(applied);
-        return new Outcome(applied, duplicates, held, redelivered, failure == null ? -1 : stop, failure);
+        writeBalances(target, changed, state, versionsBefore);
+        writeOffsets(target, progress);
+        completeReplay(fence);
+        return new Outcome(applied, duplicates, held, redelivered, failure == null ? -1 : stop, failure, false);
     }
 
-    /** Parks the account of a record that stayed unapplicable through its retries, holding that record. */
+    /** Parks the account of a live record that stayed unapplicable through its retries, holding that record. */
     @Transactional
     public void park(ConsumerRecord<String, String> record, Unapplicable reason) {
-        var stored = lockOffsets(Set.of(record.partition())).get(record.partition());
+        park(Target.LIVE, record, reason);
+    }
+
+    /**
+     * Parks the account of a record that stayed unapplicable through its retries, holding that record. Does nothing
+     * when the projection was reset since the record was read: it will be read again from the new position.
+     */
+    @Transactional
+    public void park(Target target, ConsumerRecord<String, String> record, Unapplicable reason) {
+        var fence = fence(target);
+        if (!positionedUnder(target, fence.epoch(), List.of(record))) {
+            return;
+        }
+        var stored = lockOffsets(target, Set.of(record.partition())).get(record.partition());
         if (stored != null && record.offset() < stored) {
             return;
         }
         jdbc.update("""
-                INSERT INTO projection.parked_accounts (account_id, expected_version, received_version, reason, topic,
-                                                        partition, record_offset, parked_at)
+                INSERT INTO %s (account_id, expected_version, received_version, reason, topic, partition,
+                                record_offset, parked_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, now())
-                ON CONFLICT (account_id) DO NOTHING""",
+                ON CONFLICT (account_id) DO NOTHING""".formatted(target.parkedAccounts()),
                 reason.accountId(), reason.expectedVersion(), reason.receivedVersion(), reason.reason(),
                 record.topic(), record.partition(), record.offset());
-        hold(record, decode(record));
-        advance(record);
+        hold(target, record, decode(record));
+        advance(target, record);
+        completeReplay(fence);
     }
 
     /** Moves the stored offset past a record that went to the dead-letter topic, so it is not read again. */
     @Transactional
     public void skipDeadLettered(ConsumerRecord<String, String> record) {
-        var stored = lockOffsets(Set.of(record.partition())).get(record.partition());
+        skipDeadLettered(Target.LIVE, record);
+    }
+
+    /** Moves the stored offset of the target past an undecodable record, unless the projection was reset since. */
+    @Transactional
+    public void skipDeadLettered(Target target, ConsumerRecord<String, String> record) {
+        var fence = fence(target);
+        if (!positionedUnder(target, fence.epoch(), List.of(record))) {
+            return;
+        }
+        var stored = lockOffsets(target, Set.of(record.partition())).get(record.partition());
         if (stored == null || record.offset() >= stored) {
-            advance(record);
+            advance(target, record);
+            completeReplay(fence);
         }
     }
 
-    /** The stored next offset per partition of this group's topic. */
+    /** The stored next offset per partition of the live group's topic. */
     public Map<Integer, Long> storedOffsets() {
+        return positions(Target.LIVE).offsets();
+    }
+
+    /**
+     * The epoch and the stored offsets of a target, read in one statement so that they belong together: positions
+     * read before a reset never pass for positions of the epoch after it.
+     */
+    public Positions positions(Target target) {
         var offsets = new HashMap<Integer, Long>();
-        jdbc.query("SELECT partition, next_offset FROM projection.offsets WHERE group_id = ? AND topic = ?",
-                rs -> {
-                    offsets.put(rs.getInt(1), rs.getLong(2));
-                }, properties.groupId(), properties.topic());
-        return offsets;
+        var epoch = new long[] {NO_EPOCH};
+        var sql = target == Target.LIVE
+                ? """
+                SELECT e.epoch, o.partition, o.next_offset FROM projection.epoch e
+                LEFT JOIN projection.offsets o ON o.group_id = ? AND o.topic = ?"""
+                : """
+                SELECT r.id, o.partition, o.next_offset FROM (SELECT 1) one
+                LEFT JOIN projection.replays r ON r.kind = 'rebuild' AND r.state = 'running'
+                LEFT JOIN projection.offsets o ON o.group_id = ? AND o.topic = ?""";
+        jdbc.query(sql, rs -> {
+            var e = rs.getObject(1, Long.class);
+            epoch[0] = e == null ? NO_EPOCH : e;
+            var partition = rs.getObject(2, Integer.class);
+            if (partition != null) {
+                offsets.put(partition, rs.getLong(3));
+            }
+        }, groupId(target), properties.topic());
+        return new Positions(epoch[0], offsets);
+    }
+
+    public String groupId(Target target) {
+        return target == Target.LIVE ? properties.groupId() : replay.rebuildGroupId();
     }
 
     /**
@@ -211,7 +304,56 @@ public class ProjectionWriter {
         return envelope;
     }
 
-    private Map<Integer, Long> lockOffsets(Set<Integer> partitions) {
+    /**
+     * The first statement of every write: in share mode, so that batches run side by side while a reset (which
+     * takes the same row exclusively) waits for them, and batches after the reset see its epoch.
+     */
+    private Fence fence(Target target) {
+        if (target == Target.LIVE) {
+            return jdbc.queryForObject("""
+                    SELECT e.epoch, r.id FROM projection.epoch e
+                    LEFT JOIN projection.replays r ON r.kind = 'replay' AND r.state = 'running'
+                    FOR SHARE OF e""",
+                    (rs, row) -> new Fence(rs.getLong(1), rs.getObject(2, Long.class)));
+        }
+        var running = jdbc.queryForList(
+                "SELECT id FROM projection.replays WHERE kind = 'rebuild' AND state = 'running' FOR SHARE",
+                Long.class);
+        return new Fence(running.isEmpty() ? NO_EPOCH : running.get(0), null);
+    }
+
+    private boolean positionedUnder(Target target, long epoch, List<ConsumerRecord<String, String>> records) {
+        if (epoch == NO_EPOCH) {
+            return false;
+        }
+        for (var record : records) {
+            var positioned = seekEpochs.epochOf(target, new TopicPartition(record.topic(), record.partition()));
+            if (positioned == null || positioned != epoch) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The batch that carries the stored offsets to the replay's target ends the replay, in its own transaction. */
+    private void completeReplay(Fence fence) {
+        if (fence.runningReplay() == null) {
+            return;
+        }
+        jdbc.update("""
+                UPDATE projection.replays r
+                SET state = 'completed', finished_at = now(),
+                    events_applied = (SELECT coalesce(sum(o.applied), 0) FROM projection.offsets o
+                                      WHERE o.group_id = r.group_id AND o.topic = r.topic)
+                WHERE r.id = ? AND r.state = 'running'
+                  AND NOT EXISTS (SELECT 1 FROM projection.replay_targets t
+                                  LEFT JOIN projection.offsets o
+                                         ON o.group_id = r.group_id AND o.topic = r.topic AND o.partition = t.partition
+                                  WHERE t.replay_id = r.id AND coalesce(o.next_offset, 0) < t.end_offset)""",
+                fence.runningReplay());
+    }
+
+    private Map<Integer, Long> lockOffsets(Target target, Set<Integer> partitions) {
         var offsets = new HashMap<Integer, Long>();
         if (partitions.isEmpty()) {
             return offsets;
@@ -222,19 +364,23 @@ public class ProjectionWriter {
                 ORDER BY partition FOR UPDATE""",
                 rs -> {
                     offsets.put(rs.getInt(1), rs.getLong(2));
-                }, properties.groupId(), properties.topic(), partitions.toArray(Integer[]::new));
+                }, groupId(target), properties.topic(), partitions.toArray(Integer[]::new));
         return offsets;
     }
 
-    /** Locks the accounts' rows in a fixed order, so two consumers briefly sharing a partition cannot interleave. */
     Map<UUID, Balance> lockBalances(Set<UUID> accounts) {
+        return lockBalances(Target.LIVE, accounts);
+    }
+
+    /** Locks the accounts' rows in a fixed order, so two consumers briefly sharing a partition cannot interleave. */
+    private Map<UUID, Balance> lockBalances(Target target, Set<UUID> accounts) {
         var balances = new HashMap<UUID, Balance>();
         if (accounts.isEmpty()) {
             return balances;
         }
         jdbc.query("""
-                SELECT account_id, balance, version FROM projection.balances
-                WHERE account_id = ANY (?) ORDER BY account_id FOR UPDATE""",
+                SELECT account_id, balance, version FROM %s
+                WHERE account_id = ANY (?) ORDER BY account_id FOR UPDATE""".formatted(target.balances()),
                 rs -> {
                     var id = rs.getObject(1, UUID.class);
                     balances.put(id, new Balance(id, rs.getLong(2), rs.getLong(3)));
@@ -242,66 +388,120 @@ public class ProjectionWriter {
         return balances;
     }
 
-    private Set<UUID> parkedAmong(Set<UUID> accounts) {
+    private Set<UUID> parkedAmong(Target target, Set<UUID> accounts) {
         if (accounts.isEmpty()) {
             return Set.of();
         }
         return new HashSet<>(jdbc.queryForList(
-                "SELECT account_id FROM projection.parked_accounts WHERE account_id = ANY (?)", UUID.class,
-                (Object) accounts.toArray(UUID[]::new)));
+                "SELECT account_id FROM %s WHERE account_id = ANY (?)".formatted(target.parkedAccounts()),
+                UUID.class, (Object) accounts.toArray(UUID[]::new)));
     }
 
-    private void hold(ConsumerRecord<String, String> record, EventEnvelope envelope) {
+    private void hold(Target target, ConsumerRecord<String, String> record, EventEnvelope envelope) {
         jdbc.update("""
-                INSERT INTO projection.held_events (account_id, version, payload, partition, record_offset)
-                VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, version) DO NOTHING""",
+                INSERT INTO %s (account_id, version, payload, partition, record_offset)
+                VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, version) DO NOTHING""".formatted(target.heldEvents()),
                 envelope.accountId(), envelope.version(), record.value(), record.partition(), record.offset());
     }
 
-    /**
-     * The version guard: an update only lands on the version it was decided on, so a second writer (a consumer
-     * that lost its partition but has not noticed yet) fails and rolls back instead of applying twice.
-     */
     void writeBalances(Set<UUID> changed, Map<UUID, Balance> state, Map<UUID, Long> versionsBefore) {
-        if (changed.isEmpty()) {
-            return;
+        writeBalances(Target.LIVE, changed, state, versionsBefore);
+    }
+
+    /**
+     * One array statement for the accounts that had a row and one for those that had none, whatever their number.
+     * The version guard: an update only lands on the version it was decided on, and an insert only where no row
+     * appeared meanwhile, so a second writer (a consumer that lost its partition but has not noticed yet) fails and
+     * rolls back instead of applying twice.
+     */
+    private void writeBalances(Target target, Set<UUID> changed, Map<UUID, Balance> state,
+            Map<UUID, Long> versionsBefore) {
+        var updates = new ArrayList<Balance>();
+        var updateExpected = new ArrayList<Long>();
+        var inserts = new ArrayList<Balance>();
+        for (var id : new TreeSet<>(changed)) {
+            long before = versionsBefore.getOrDefault(id, 0L);
+            if (before == 0) {
+                inserts.add(state.get(id));
+            } else {
+                updates.add(state.get(id));
+                updateExpected.add(before);
+            }
         }
-        var rows = new ArrayList<Object[]>(changed.size());
-        for (var id : changed) {
-            var balance = state.get(id);
-            rows.add(new Object[] {id, balance.balance(), balance.version(), versionsBefore.getOrDefault(id, 0L)});
+        if (!updates.isEmpty()) {
+            int updated = jdbc.update("""
+                    UPDATE %s AS b SET balance = u.balance, version = u.version, updated_at = now()
+                    FROM unnest(?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[]) AS u(account_id, balance, version, expected)
+                    WHERE b.account_id = u.account_id AND b.version = u.expected""".formatted(target.balances()),
+                    ids(updates), balances(updates), versions(updates),
+                    updateExpected.stream().mapToLong(Long::longValue).toArray());
+            if (updated != updates.size()) {
+                throw new IllegalStateException((updates.size() - updated) + " of " + updates.size()
+                        + " accounts moved past the version this batch started from; another consumer wrote them");
+            }
         }
-        int[] counts = jdbc.batchUpdate("""
-                INSERT INTO projection.balances (account_id, balance, version, updated_at) VALUES (?, ?, ?, now())
-                ON CONFLICT (account_id) DO UPDATE
-                SET balance = EXCLUDED.balance, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
-                WHERE projection.balances.version = ?""", rows);
-        for (int i = 0; i < counts.length; i++) {
-            if (counts[i] != 1) {
-                throw new IllegalStateException("account " + rows.get(i)[0] + " moved past version "
-                        + rows.get(i)[3] + " under this batch; another consumer wrote it");
+        if (!inserts.isEmpty()) {
+            int inserted = jdbc.update("""
+                    INSERT INTO %s (account_id, balance, version, updated_at)
+                    SELECT u.account_id, u.balance, u.version, now()
+                    FROM unnest(?::uuid[], ?::bigint[], ?::bigint[]) AS u(account_id, balance, version)
+                    ON CONFLICT (account_id) DO NOTHING""".formatted(target.balances()),
+                    ids(inserts), balances(inserts), versions(inserts));
+            if (inserted != inserts.size()) {
+                throw new IllegalStateException((inserts.size() - inserted) + " of " + inserts.size()
+                        + " new accounts appeared under this batch; another consumer wrote them");
             }
         }
     }
 
-    private void writeOffsets(Map<Integer, PartitionProgress> progress) {
-        progress.forEach((partition, p) -> upsertOffset(partition, p.nextOffset, p.applied, p.duplicates));
+    private static UUID[] ids(List<Balance> rows) {
+        return rows.stream().map(Balance::accountId).toArray(UUID[]::new);
     }
 
-    private void advance(ConsumerRecord<String, String> record) {
-        upsertOffset(record.partition(), record.offset() + 1, 0, 0);
+    private static long[] balances(List<Balance> rows) {
+        return rows.stream().mapToLong(Balance::balance).toArray();
     }
 
-    private void upsertOffset(int partition, long nextOffset, long applied, long duplicates) {
+    private static long[] versions(List<Balance> rows) {
+        return rows.stream().mapToLong(Balance::version).toArray();
+    }
+
+    private void writeOffsets(Target target, Map<Integer, PartitionProgress> progress) {
+        if (progress.isEmpty()) {
+            return;
+        }
+        var partitions = new int[progress.size()];
+        var nextOffsets = new long[progress.size()];
+        var applied = new long[progress.size()];
+        var duplicates = new long[progress.size()];
+        int i = 0;
+        for (var entry : progress.entrySet()) {
+            partitions[i] = entry.getKey();
+            nextOffsets[i] = entry.getValue().nextOffset;
+            applied[i] = entry.getValue().applied;
+            duplicates[i] = entry.getValue().duplicates;
+            i++;
+        }
+        upsertOffsets(target, partitions, nextOffsets, applied, duplicates);
+    }
+
+    private void advance(Target target, ConsumerRecord<String, String> record) {
+        upsertOffsets(target, new int[] {record.partition()}, new long[] {record.offset() + 1}, new long[] {0},
+                new long[] {0});
+    }
+
+    private void upsertOffsets(Target target, int[] partitions, long[] nextOffsets, long[] applied,
+            long[] duplicates) {
         jdbc.update("""
                 INSERT INTO projection.offsets (group_id, topic, partition, next_offset, applied, duplicates, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, now())
+                SELECT ?, ?, u.partition, u.next_offset, u.applied, u.duplicates, now()
+                FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[]) AS u(partition, next_offset, applied, duplicates)
                 ON CONFLICT (group_id, topic, partition) DO UPDATE
                 SET next_offset = EXCLUDED.next_offset,
                     applied = projection.offsets.applied + EXCLUDED.applied,
                     duplicates = projection.offsets.duplicates + EXCLUDED.duplicates,
                     updated_at = EXCLUDED.updated_at
                 WHERE projection.offsets.next_offset <= EXCLUDED.next_offset""",
-                properties.groupId(), properties.topic(), partition, nextOffset, applied, duplicates);
+                groupId(target), properties.topic(), partitions, nextOffsets, applied, duplicates);
     }
 }

@@ -53,6 +53,9 @@ public class OperatorController {
         try {
             return parked.release(accountId).orElseThrow(() -> new ProjectorProblem(HttpStatus.NOT_FOUND,
                     "account-not-parked", "The account is not parked", "account " + id + " is not parked", Map.of()));
+        } catch (ParkedAccounts.RebuildRunning e) {
+            throw new ProjectorProblem(HttpStatus.CONFLICT, "rebuild-in-progress", "A rebuild runs", e.getMessage(),
+                    Map.of());
         } catch (ParkedAccounts.StillMissing e) {
             throw new ProjectorProblem(HttpStatus.CONFLICT, "event-still-missing",
                     "The missing event has not arrived", e.getMessage(),

@@ -3,25 +3,18 @@ package dev.ledgerlab.projector.operate;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.ParkedAccounts;
 import dev.ledgerlab.projector.apply.ProjectionListener;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
 
 /** Where the projection stands against the log: stored offset, log end offset and lag per partition. */
 @Component
-public class ProjectionStatus implements DisposableBean {
+public class ProjectionStatus {
 
     public record Partition(int partition, long storedOffset, long logEndOffset, long lag, long applied,
             long duplicates) {
@@ -39,21 +32,19 @@ public class ProjectionStatus implements DisposableBean {
             long receivedSinceStart, String error) {
     }
 
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
-
     private final JdbcTemplate jdbc;
     private final ProjectorProperties properties;
     private final ParkedAccounts parked;
-    private final Admin admin;
+    private final LogEndOffsets logEnd;
     private final ProjectionListener listener;
 
     public ProjectionStatus(JdbcTemplate jdbc, ProjectorProperties properties, ParkedAccounts parked,
-            KafkaAdmin kafkaAdmin, ProjectionListener listener) {
+            LogEndOffsets logEnd, ProjectionListener listener) {
         this.jdbc = jdbc;
         this.listener = listener;
         this.properties = properties;
         this.parked = parked;
-        this.admin = Admin.create(kafkaAdmin.getConfigurationProperties());
+        this.logEnd = logEnd;
     }
 
     public Status current() {
@@ -67,7 +58,7 @@ public class ProjectionStatus implements DisposableBean {
         Map<Integer, Long> ends;
         String error = null;
         try {
-            ends = logEndOffsets();
+            ends = logEnd.current();
         } catch (ExecutionException | TimeoutException e) {
             ends = Map.of();
             error = "log end offsets unavailable: " + e.getMessage();
@@ -94,20 +85,5 @@ public class ProjectionStatus implements DisposableBean {
         return new Status(properties.groupId(), properties.topic(), partitions, lag, applied, duplicates,
                 parked.count(), listener.redeliveredSinceStart(), listener.assignedPartitions(),
                 listener.receivedSinceStart(), error);
-    }
-
-    private Map<Integer, Long> logEndOffsets() throws ExecutionException, InterruptedException, TimeoutException {
-        var description = admin.describeTopics(List.of(properties.topic())).allTopicNames()
-                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(properties.topic());
-        var request = description.partitions().stream()
-                .collect(Collectors.toMap(p -> new TopicPartition(properties.topic(), p.partition()),
-                        p -> OffsetSpec.latest()));
-        return admin.listOffsets(request).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).entrySet()
-                .stream().collect(Collectors.toMap(e -> e.getKey().partition(), e -> e.getValue().offset()));
-    }
-
-    @Override
-    public void destroy() {
-        admin.close(ADMIN_TIMEOUT);
     }
 }

@@ -2,6 +2,7 @@ package dev.ledgerlab.projector.query;
 
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.ProjectionSignals;
+import dev.ledgerlab.projector.replay.Replays;
 import dev.ledgerlab.projector.web.ProjectorProblem;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,17 +28,21 @@ public class BalanceController {
     private final JdbcClient jdbc;
     private final ProjectionSignals signals;
     private final ProjectorProperties properties;
+    private final Replays replays;
 
-    public BalanceController(JdbcClient jdbc, ProjectionSignals signals, ProjectorProperties properties) {
+    public BalanceController(JdbcClient jdbc, ProjectionSignals signals, ProjectorProperties properties,
+            Replays replays) {
         this.jdbc = jdbc;
         this.signals = signals;
         this.properties = properties;
+        this.replays = replays;
     }
 
     /**
      * The projected balance. With {@code minVersion=N} (the version a command returned), waits up to
      * {@code projector.read-your-writes-timeout} for the projection to reach it, then answers 503
-     * {@code projection-behind} with Retry-After.
+     * {@code projection-behind} with Retry-After. While an in-place replay rebuilds the projection, answers 503
+     * {@code projection-rebuilding}: a half-built balance is never presented as current.
      */
     @GetMapping(path = "/accounts/{id}/balance", produces = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<BalanceView> balance(@PathVariable("id") String id,
@@ -47,7 +52,11 @@ public class BalanceController {
         long deadline = System.nanoTime() + properties.readYourWritesTimeout().toNanos();
         while (true) {
             long seen = signals.generation();
-            var balance = find(accountId);
+            var read = read(accountId);
+            if (read.replay() != null) {
+                throw rebuilding(read.replay());
+            }
+            var balance = java.util.Optional.ofNullable(read.balance());
             if (minVersion == null) {
                 return ResponseEntity.ok()
                         .eTag("\"" + balance.orElseThrow(() -> notFound(id)).version() + "\"")
@@ -72,11 +81,39 @@ public class BalanceController {
         }
     }
 
-    private java.util.Optional<BalanceView> find(UUID accountId) {
-        return jdbc.sql("SELECT account_id, balance, version FROM projection.balances WHERE account_id = ?")
+    /** The balance, or the in-place replay that is rebuilding the projection, if one is. */
+    private record Read(Long replay, BalanceView balance) {
+    }
+
+    /**
+     * One statement, so one snapshot: a balance is only ever answered from a projection that no replay was
+     * rebuilding at that instant, whichever instance started the replay.
+     */
+    private Read read(UUID accountId) {
+        return jdbc.sql("""
+                SELECT r.id, b.account_id, b.balance, b.version FROM (SELECT 1) one
+                LEFT JOIN projection.replays r ON r.kind = 'replay' AND r.state = 'running'
+                LEFT JOIN projection.balances b ON b.account_id = ?""")
                 .param(accountId)
-                .query((rs, row) -> new BalanceView(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3)))
-                .optional();
+                .query((rs, row) -> new Read(rs.getObject(1, Long.class), rs.getObject(2) == null ? null
+                        : new BalanceView(rs.getObject(2, UUID.class), rs.getLong(3), rs.getLong(4))))
+                .single();
+    }
+
+    private ProjectorProblem rebuilding(long replayId) {
+        Map<String, Object> details = new HashMap<>();
+        details.put("replayId", replayId);
+        var detail = "the projection is being replayed from offset zero (replay " + replayId + ")";
+        try {
+            var progress = replays.progress(replayId);
+            details.put("percent", progress.percent());
+            details.put("estimatedSecondsLeft", progress.estimatedSecondsLeft());
+            detail += ", " + progress.percent() + " % done; see GET /projection/replay";
+        } catch (RuntimeException e) {
+            // The replay ended between the two reads: the next request gets the balance.
+        }
+        return new ProjectorProblem(HttpStatus.SERVICE_UNAVAILABLE, "projection-rebuilding",
+                "The projection is being rebuilt", detail, details);
     }
 
     private static UUID accountId(String id) {

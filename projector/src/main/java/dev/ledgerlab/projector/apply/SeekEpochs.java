@@ -1,0 +1,38 @@
+package dev.ledgerlab.projector.apply;
+
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.stereotype.Component;
+
+/**
+ * The epoch under which each partition's consumer was last positioned from the stored offsets. A batch is applied
+ * only while that epoch is still the database's: after a reset (a replay's clear, a rebuild's swap) the position the
+ * consumer holds no longer matches what is stored, and applying from it would skip or repeat events.
+ */
+@Component
+public class SeekEpochs {
+
+    private final Map<Target, Map<TopicPartition, Long>> epochs = new EnumMap<>(Target.class);
+
+    public SeekEpochs() {
+        for (var target : Target.values()) {
+            epochs.put(target, new ConcurrentHashMap<>());
+        }
+    }
+
+    void positioned(Target target, TopicPartition partition, long epoch) {
+        epochs.get(target).put(partition, epoch);
+    }
+
+    void forget(Target target, Collection<TopicPartition> partitions) {
+        partitions.forEach(epochs.get(target)::remove);
+    }
+
+    /** The epoch the partition was positioned under, or null when this process does not consume it. */
+    Long epochOf(Target target, TopicPartition partition) {
+        return epochs.get(target).get(partition);
+    }
+}

@@ -1,0 +1,76 @@
+package dev.ledgerlab.projector.replay;
+
+import dev.ledgerlab.projector.ReplayProperties;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * Every instance looks at projection.replays at a steady pace: it joins a running rebuild (starts its rebuild
+ * container), leaves one that ended (stops it), and logs the progress of whatever runs.
+ */
+@Component
+public class ReplayCoordinator implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplayCoordinator.class);
+
+    private final Replays replays;
+    private final KafkaListenerEndpointRegistry registry;
+    private final ReplayProperties properties;
+    // Containers are not stopped from their own consumer thread: that thread would wait for itself.
+    private final ExecutorService soon = Executors.newSingleThreadExecutor(r -> new Thread(r, "replay-coordinator"));
+    private Instant lastLogged = Instant.EPOCH;
+    private Long lastRunLogged;
+
+    public ReplayCoordinator(Replays replays, KafkaListenerEndpointRegistry registry, ReplayProperties properties) {
+        this.replays = replays;
+        this.registry = registry;
+        this.properties = properties;
+    }
+
+    @Scheduled(fixedDelayString = "${projector.replay.coordination-interval:1s}")
+    public synchronized void reconcile() {
+        var container = registry.getListenerContainer(RebuildListener.ID);
+        var running = replays.running();
+        boolean rebuilding = running.isPresent() && "rebuild".equals(running.get().kind());
+        if (container != null && rebuilding && !container.isRunning()) {
+            log.info("joining rebuild {}: starting the rebuild consumers", running.get().id());
+            container.start();
+        } else if (container != null && !rebuilding && container.isRunning()) {
+            log.info("no rebuild runs: stopping the rebuild consumers");
+            container.stop();
+        }
+        logProgress(running.orElse(null));
+    }
+
+    /** Reconciles now, off the calling thread (a consumer thread must not stop its own container). */
+    public void reconcileSoon() {
+        soon.execute(this::reconcile);
+    }
+
+    private void logProgress(Progress running) {
+        var now = Instant.now();
+        if (running != null && Duration.between(lastLogged, now).compareTo(properties.progressInterval()) >= 0) {
+            log.info("{}", running.summary());
+            lastLogged = now;
+            lastRunLogged = running.id();
+        } else if (running == null && lastRunLogged != null) {
+            // The end of a run this instance reported on: say how it ended, once.
+            var ended = replays.progress(lastRunLogged);
+            log.info("{}", ended.summary());
+            lastRunLogged = null;
+        }
+    }
+
+    @Override
+    public void destroy() {
+        soon.shutdownNow();
+    }
+}

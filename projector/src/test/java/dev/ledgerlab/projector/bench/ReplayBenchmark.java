@@ -1,0 +1,337 @@
+package dev.ledgerlab.projector.bench;
+
+import dev.ledgerlab.events.AccountEvent;
+import dev.ledgerlab.events.AccountOpened;
+import dev.ledgerlab.events.EventCodec;
+import dev.ledgerlab.events.EventEnvelope;
+import dev.ledgerlab.events.MoneyDeposited;
+import dev.ledgerlab.events.MoneyWithdrawn;
+import dev.ledgerlab.infra.EmbeddedStack;
+import dev.ledgerlab.projector.ProjectorApplication;
+import dev.ledgerlab.projector.replay.Progress;
+import dev.ledgerlab.projector.replay.Replays;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Replay rate against the rate of a bare consumer of the same topic, measured in one run on one machine:
+ * <ol>
+ *   <li>an embedded PostgreSQL (fsync off unless {@code --fsync=on}) and Kafka broker in a scratch directory;</li>
+ *   <li>{@code --events} valid envelopes over {@code --accounts} accounts, versions contiguous per account,
+ *       produced straight into {@code accounts.events} as the relay would (key = account, lz4, acks=all);</li>
+ *   <li>a bare KafkaConsumer reads the whole topic from offset zero, without and with a Jackson parse of each
+ *       value (EventCodec, as the projector parses), {@code --runs} times each;</li>
+ *   <li>the projector starts, projects the log, then replays it in place {@code --runs} times;</li>
+ *   <li>a shadow rebuild of the same log while a light live load (deposits) keeps arriving.</li>
+ * </ol>
+ * Every figure is printed; the check at the end compares every projected balance with the fold of what was produced.
+ */
+public final class ReplayBenchmark {
+
+    private static final String TOPIC = "accounts.events";
+
+    private final Map<String, String> options;
+    private final int events;
+    private final int accounts;
+    private final int partitions;
+    private final int runs;
+    private UUID[] ids;
+    private long[] balances;
+    private long[] versions;
+
+    private ReplayBenchmark(Map<String, String> options) {
+        this.options = options;
+        this.events = Integer.parseInt(options.getOrDefault("events", "1000000"));
+        this.accounts = Integer.parseInt(options.getOrDefault("accounts", "10000"));
+        this.partitions = Integer.parseInt(options.getOrDefault("partitions", "6"));
+        this.runs = Integer.parseInt(options.getOrDefault("runs", "3"));
+    }
+
+    public static void main(String[] args) throws Exception {
+        var options = new HashMap<String, String>();
+        for (var arg : args) {
+            var parts = arg.replaceFirst("^--", "").split("=", 2);
+            options.put(parts[0], parts.length > 1 ? parts[1] : "true");
+        }
+        new ReplayBenchmark(options).run();
+        System.exit(0);
+    }
+
+    private void run() throws Exception {
+        boolean fsync = "on".equals(options.get("fsync"));
+        var settings = EmbeddedStack.Settings.under(EmbeddedStack.scratchDirectory("replay-bench")).withFreePorts()
+                .withPostgresSetting("fsync", fsync ? "on" : "off")
+                .withPostgresSetting("synchronous_commit", fsync ? "on" : "off").withFresh(true);
+        try (var stack = EmbeddedStack.start(settings)) {
+            var bootstrap = stack.kafka().bootstrapServers();
+            createTopic(bootstrap);
+            long produceStart = System.nanoTime();
+            produce(bootstrap);
+            report("produced", events, produceStart);
+
+            var raw = new ArrayList<Double>();
+            var parsed = new ArrayList<Double>();
+            for (int run = 0; run < (options.containsKey("skip-bare") ? 0 : runs); run++) {
+                raw.add(bareConsumer(bootstrap, false));
+                parsed.add(bareConsumer(bootstrap, true));
+            }
+
+            var postgres = stack.postgres();
+            var projector = startProjector(postgres.jdbcUrl(), postgres.username(), postgres.password(), bootstrap);
+            try {
+                var replays = projector.getBean(Replays.class);
+                var jdbc = projector.getBean(JdbcTemplate.class);
+                long initialStart = System.nanoTime();
+                awaitCaughtUp(jdbc);
+                report("initial projection (live consumer from zero)", events, initialStart);
+
+                var replayRates = new ArrayList<Double>();
+                for (int run = 0; run < runs; run++) {
+                    var done = await(replays, replays.startReplay("benchmark").id());
+                    replayRates.add(done.target() / done.elapsedSeconds());
+                    System.out.printf("replay %d: %,d events in %.2f s = %,.0f events/s (%s)%n", done.id(),
+                            done.target(), done.elapsedSeconds(), done.target() / done.elapsedSeconds(), done.state());
+                }
+                verify(jdbc);
+
+                double rebuildSeconds = Double.NaN;
+                if (!options.containsKey("skip-rebuild")) {
+                    rebuildSeconds = rebuildUnderLoad(replays, bootstrap);
+                    awaitCaughtUp(jdbc);
+                    verify(jdbc);
+                }
+
+                double bareRaw = median(raw);
+                double bareParsed = median(parsed);
+                double replay = median(replayRates);
+                System.out.printf("%n== %,d events over %,d accounts, %d partitions, PostgreSQL fsync %s, "
+                        + "max.poll.records %s, concurrency %s (medians of %d)%n", events, accounts, partitions,
+                        fsync ? "on" : "off", options.getOrDefault("max-poll-records", "(projector.yml)"),
+                        options.getOrDefault("concurrency", "1"), runs);
+                System.out.printf("bare consumer, no parse      %,12.0f events/s   %s%n", bareRaw, raw);
+                System.out.printf("bare consumer, Jackson parse %,12.0f events/s   %s%n", bareParsed, parsed);
+                System.out.printf("projector replay             %,12.0f events/s   %s%n", replay, replayRates);
+                System.out.printf("replay / bare with parse     %12.2f%n", replay / bareParsed);
+                System.out.printf("replay / bare without parse  %12.2f%n", replay / bareRaw);
+                System.out.printf("shadow rebuild under load    %12.2f s%n", rebuildSeconds);
+            } finally {
+                projector.close();
+            }
+        } finally {
+            // A million events leave ~300 MB of log and tables: nothing here is worth keeping.
+            EmbeddedStack.deleteIfAbandoned(settings.baseDirectory());
+        }
+    }
+
+    private void createTopic(String bootstrap) throws Exception {
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, partitions, (short) 1)
+                    .configs(Map.of("retention.ms", "-1")))).all().get();
+        }
+    }
+
+    private KafkaProducer<String, String> producer(String bootstrap) {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.LINGER_MS_CONFIG, "5",
+                ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024)),
+                new StringSerializer(), new StringSerializer());
+    }
+
+    /** Round-robin over the accounts, so that every batch of the log mixes many accounts, as real traffic does. */
+    private void produce(String bootstrap) {
+        ids = new UUID[accounts];
+        balances = new long[accounts];
+        versions = new long[accounts];
+        for (int a = 0; a < accounts; a++) {
+            ids[a] = UUID.randomUUID();
+        }
+        var random = new Random(42);
+        try (var producer = producer(bootstrap)) {
+            for (int i = 0; i < events; i++) {
+                send(producer, i % accounts, random);
+            }
+            producer.flush();
+        }
+    }
+
+    private void send(KafkaProducer<String, String> producer, int a, Random random) {
+        long version = ++versions[a];
+        AccountEvent event;
+        if (version == 1) {
+            event = new AccountOpened("bench-" + a);
+        } else if (balances[a] > 100 && random.nextInt(4) == 0) {
+            event = new MoneyWithdrawn(1 + random.nextInt(100));
+        } else {
+            event = new MoneyDeposited(1 + random.nextInt(1000));
+        }
+        balances[a] = event.applyTo(balances[a]);
+        var envelope = new EventEnvelope(UUID.randomUUID(), ids[a], version,
+                Instant.now().truncatedTo(ChronoUnit.MICROS), event);
+        producer.send(new ProducerRecord<>(TOPIC, ids[a].toString(), EventCodec.toJson(envelope)));
+    }
+
+    private double bareConsumer(String bootstrap, boolean parse) {
+        var props = new HashMap<String, Object>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, options.getOrDefault("max-poll-records", "500"));
+        try (var consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+            var assigned = new ArrayList<TopicPartition>();
+            for (int p = 0; p < partitions; p++) {
+                assigned.add(new TopicPartition(TOPIC, p));
+            }
+            consumer.assign(assigned);
+            consumer.seekToBeginning(assigned);
+            var ends = consumer.endOffsets(assigned);
+            long total = ends.values().stream().mapToLong(Long::longValue).sum();
+            long read = 0;
+            long checksum = 0;
+            long start = System.nanoTime();
+            while (read < total) {
+                for (var record : consumer.poll(Duration.ofMillis(500))) {
+                    checksum += parse ? EventCodec.fromJson(record.value()).version() : record.value().length();
+                    read++;
+                }
+            }
+            double rate = read / ((System.nanoTime() - start) / 1e9);
+            System.out.printf("bare consumer %s: %,d records, %,.0f records/s (checksum %d)%n",
+                    parse ? "with Jackson parse" : "without parse", read, rate, checksum);
+            return Math.round(rate);
+        }
+    }
+
+    private ConfigurableApplicationContext startProjector(String jdbcUrl, String user, String password,
+            String bootstrap) {
+        var args = new ArrayList<>(List.of("--spring.datasource.url=" + jdbcUrl, "--spring.datasource.username=" + user,
+                "--spring.datasource.password=" + password, "--spring.kafka.bootstrap-servers=" + bootstrap,
+                "--server.port=0", "--projector.replay.progress-interval=2s",
+                "--projector.concurrency=" + options.getOrDefault("concurrency", "1")));
+        // Any projector or Spring property passes through: --spring.kafka.consumer.properties.fetch.min.bytes=...
+        options.forEach((key, value) -> {
+            if (key.startsWith("spring.") || key.startsWith("projector.")) {
+                args.add("--" + key + "=" + value);
+            }
+        });
+        if (options.containsKey("max-poll-records")) {
+            args.add("--spring.kafka.consumer.max-poll-records=" + options.get("max-poll-records"));
+        }
+        return new SpringApplicationBuilder(ProjectorApplication.class)
+                .properties("spring.config.name=" + ProjectorApplication.CONFIG_NAME)
+                .run(args.toArray(String[]::new));
+    }
+
+    private void awaitCaughtUp(JdbcTemplate jdbc) throws InterruptedException {
+        long total;
+        do {
+            Thread.sleep(100);
+            total = jdbc.queryForObject(
+                    "SELECT coalesce(sum(next_offset), 0) FROM projection.offsets WHERE group_id = 'projection'",
+                    Long.class);
+        } while (total < producedSoFar());
+    }
+
+    private long producedSoFar() {
+        long sum = 0;
+        for (var v : versions) {
+            sum += v;
+        }
+        return sum;
+    }
+
+    private static Progress await(Replays replays, long id) throws InterruptedException {
+        var progress = replays.progress(id);
+        while ("running".equals(progress.state())) {
+            Thread.sleep(50);
+            progress = replays.progress(id);
+        }
+        return progress;
+    }
+
+    /** A rebuild while deposits keep arriving at a light, steady pace: time from the request to the swap. */
+    private double rebuildUnderLoad(Replays replays, String bootstrap) throws Exception {
+        var stop = new AtomicBoolean();
+        var sent = new AtomicLong();
+        int perSecond = Integer.parseInt(options.getOrDefault("load", "200"));
+        var load = new Thread(() -> {
+            var random = new Random(7);
+            try (var producer = producer(bootstrap)) {
+                while (!stop.get()) {
+                    synchronized (this) {
+                        send(producer, random.nextInt(accounts), random);
+                    }
+                    sent.incrementAndGet();
+                    producer.flush();
+                    Thread.sleep(1000 / perSecond);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "live-load");
+        load.start();
+        try {
+            var done = await(replays, replays.startRebuild("benchmark").id());
+            System.out.printf("rebuild %d: %s in %.2f s, %,d events at start, %,d live events sent during it (%s)%n",
+                    done.id(), done.state(), done.elapsedSeconds(), done.target(), sent.get(), done.detail());
+            return done.elapsedSeconds();
+        } finally {
+            stop.set(true);
+            load.join();
+        }
+    }
+
+    private void verify(JdbcTemplate jdbc) {
+        var projected = new HashMap<UUID, long[]>();
+        jdbc.query("SELECT account_id, balance, version FROM projection.balances", rs -> {
+            projected.put(rs.getObject(1, UUID.class), new long[] {rs.getLong(2), rs.getLong(3)});
+        });
+        int wrong = 0;
+        for (int a = 0; a < accounts; a++) {
+            var row = projected.get(ids[a]);
+            if (row == null || row[0] != balances[a] || row[1] != versions[a]) {
+                wrong++;
+            }
+        }
+        System.out.printf("check: %,d accounts projected, %d differ from the fold of the produced events%n",
+                projected.size(), wrong);
+        if (wrong > 0 || projected.size() != accounts) {
+            throw new IllegalStateException("the projection is not the fold of the log");
+        }
+    }
+
+    private static void report(String what, long count, long startNanos) {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        System.out.printf("%s: %,d events in %.2f s = %,.0f events/s%n", what, count, seconds, count / seconds);
+    }
+
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        var sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+}
