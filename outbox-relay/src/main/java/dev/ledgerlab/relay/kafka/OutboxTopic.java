@@ -18,6 +18,9 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
 
 /**
  * The topic the relay publishes to. Created by the relay, not by broker auto-creation, because its partition count
@@ -54,12 +57,7 @@ public final class OutboxTopic {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.CLIENT_ID_CONFIG, "outbox-relay-admin"))) {
             var existing = describe(admin);
-            if (existing.isEmpty()) {
-                create(admin);
-                existing = describe(admin);
-            }
-            var description = existing.orElseThrow(() -> new IllegalStateException(
-                    "topic " + name + " was created but cannot be described"));
+            var description = existing.isPresent() ? existing.get() : createAndDescribe(admin);
             verifyPartitions(description);
             warnAboutRetention(admin);
         } catch (InterruptedException e) {
@@ -67,6 +65,30 @@ public final class OutboxTopic {
             throw new IllegalStateException("interrupted while checking topic " + name, e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot create or describe topic " + name + " on " + bootstrapServers, e);
+        }
+    }
+
+    /**
+     * Creates the topic, then describes it. The controller acknowledges the creation before every broker's metadata
+     * has it, so a describe right after may still answer "unknown topic" (seen in the lab's tests): it is retried.
+     */
+    private TopicDescription createAndDescribe(Admin admin)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        create(admin);
+        var retry = new RetryTemplate(RetryPolicy.builder().includes(NotVisibleYet.class)
+                .delay(Duration.ofMillis(50)).maxDelay(Duration.ofSeconds(1)).multiplier(2)
+                .maxRetries(Long.MAX_VALUE).timeout(TIMEOUT).build());
+        try {
+            return retry.execute(() -> describe(admin).orElseThrow(NotVisibleYet::new));
+        } catch (RetryException e) {
+            throw new IllegalStateException("topic " + name + " was created but cannot be described", e.getCause());
+        }
+    }
+
+    /** The topic is created but this broker's metadata does not show it yet. */
+    private static final class NotVisibleYet extends RuntimeException {
+        NotVisibleYet() {
+            super("created topic not visible yet", null, false, false);
         }
     }
 
