@@ -55,7 +55,7 @@ class ProjectorCrashProofTest {
         System.out.println("scenario 3c seed=" + seed);
         var random = new Random(seed);
         var accounts = accounts(5);
-        ServiceProcess survivor;
+        ServiceProcess survivor = null;
         var kills = new ArrayList<Long>();
         try (var load = new Load(api, accounts, 2, seed)) {
             for (int i = 0; i < 3; i++) {
@@ -71,6 +71,8 @@ class ProjectorCrashProofTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() > acceptedAtRestart + 100);
             load.close();
             assertExact(accounts, load, survivor, "3c (SIGKILL after " + kills + " applied events)");
+        } finally {
+            stopIfStarted(survivor);
         }
     }
 
@@ -80,16 +82,32 @@ class ProjectorCrashProofTest {
         int batch = 3 + random.nextInt(5);
         System.out.println("scenario 3 " + point + " seed=" + seed + " halting in batch " + batch);
         var accounts = accounts(5);
+        ServiceProcess faulty = null;
+        ServiceProcess recovered = null;
         try (var load = new Load(api, accounts, 2, seed)) {
-            var faulty = pipeline.projector("--projector.faults.halt-at=" + point,
+            faulty = pipeline.projector("--projector.faults.halt-at=" + point,
                     "--projector.faults.halt-after-batches=" + batch);
             assertThat(faulty.awaitExit(Duration.ofSeconds(90))).as("halted by the fault seam").isEqualTo(99);
             assertThat(faulty.tail()).contains("FAULT: projector halting " + point);
-            var recovered = pipeline.projector();
+            recovered = pipeline.projector();
             long acceptedAtRestart = load.accepted();
             await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() > acceptedAtRestart + 100);
             load.close();
             assertExact(accounts, load, recovered, "3 " + point);
+        } finally {
+            stopIfStarted(faulty);
+            stopIfStarted(recovered);
+        }
+    }
+
+    /**
+     * Each scenario ends with no projector of its own left in the group: a survivor of one scenario would share
+     * the partitions with the next one's faulty projector, which then may receive none of its accounts' records and
+     * never reach the batch it is armed to halt in.
+     */
+    private static void stopIfStarted(ServiceProcess projector) {
+        if (projector != null) {
+            projector.close();
         }
     }
 
