@@ -10,7 +10,6 @@ import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -44,10 +43,7 @@ class ConcurrencyProofTest {
         long seed = System.nanoTime();
         System.out.println("scenario 1 seed=" + seed);
         var random = new Random(seed);
-        var accounts = new ArrayList<UUID>();
-        for (int i = 0; i < 10; i++) {
-            accounts.add(Pipeline.openAccount(api));
-        }
+        var accounts = Pipeline.openAccounts(api, 10);
         var sums = new HashMap<UUID, Long>();
         var counts = new HashMap<UUID, Long>();
         var deposits = new ArrayList<Callable<Http.Response>>();

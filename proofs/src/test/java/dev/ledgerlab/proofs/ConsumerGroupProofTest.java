@@ -52,10 +52,7 @@ class ConsumerGroupProofTest {
                 assertThat(a).doesNotContainAnyElementsOf(b);
                 assertThat(a.size() + b.size()).isEqualTo(6);
             });
-            var accounts = new ArrayList<UUID>();
-            for (int i = 0; i < 12; i++) {
-                accounts.add(Pipeline.openAccount(api));
-            }
+            var accounts = Pipeline.openAccounts(api, 12);
             try (var load = new Load(api, accounts, 2, seed)) {
                 long target = Pipeline.status(first).get("applied").asLong() + 300;
                 await().atMost(Duration.ofSeconds(60)).until(() ->

@@ -112,11 +112,7 @@ class ProjectorCrashProofTest {
     }
 
     private static List<UUID> accounts(int n) {
-        var accounts = new ArrayList<UUID>();
-        for (int i = 0; i < n; i++) {
-            accounts.add(Pipeline.openAccount(api));
-        }
-        return accounts;
+        return Pipeline.openAccounts(api, n);
     }
 
     private static void assertExact(List<UUID> accounts, Load load, ServiceProcess projector, String scenario) {

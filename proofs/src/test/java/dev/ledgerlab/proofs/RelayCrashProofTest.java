@@ -9,10 +9,8 @@ import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Random;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,10 +39,7 @@ class RelayCrashProofTest {
         long seed = System.nanoTime();
         System.out.println("scenario 4 seed=" + seed);
         var random = new Random(seed);
-        var accounts = new ArrayList<UUID>();
-        for (int i = 0; i < 5; i++) {
-            accounts.add(Pipeline.openAccount(api));
-        }
+        var accounts = Pipeline.openAccounts(api, 5);
         try (var load = new Load(api, accounts, 2, seed)) {
             var relay = pipeline.relay();
             long killAfter = 100 + random.nextInt(400);

@@ -9,7 +9,6 @@ import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -123,10 +122,7 @@ class ReplayProofTest {
     }
 
     private static List<UUID> accounts(int n) {
-        var accounts = new ArrayList<UUID>();
-        for (int i = 0; i < n; i++) {
-            accounts.add(Pipeline.openAccount(api));
-        }
+        var accounts = Pipeline.openAccounts(api, n);
         // Projected before the reads start, so that a 404 would mean a lost account, not a young one.
         pipeline.awaitQuiet(Duration.ofSeconds(60));
         return accounts;

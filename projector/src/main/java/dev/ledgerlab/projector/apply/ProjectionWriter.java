@@ -326,11 +326,17 @@ public class ProjectionWriter {
         if (epoch == NO_EPOCH) {
             return false;
         }
+        // A poll's records come grouped by partition: one lookup per run of a partition, not one per record.
+        int checked = -1;
         for (var record : records) {
+            if (record.partition() == checked) {
+                continue;
+            }
             var positioned = seekEpochs.epochOf(target, new TopicPartition(record.topic(), record.partition()));
             if (positioned == null || positioned != epoch) {
                 return false;
             }
+            checked = record.partition();
         }
         return true;
     }

@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -244,14 +245,11 @@ public final class ReplayBenchmark {
                 .run(args.toArray(String[]::new));
     }
 
-    private void awaitCaughtUp(JdbcTemplate jdbc) throws InterruptedException {
-        long total;
-        do {
-            Thread.sleep(100);
-            total = jdbc.queryForObject(
-                    "SELECT coalesce(sum(next_offset), 0) FROM projection.offsets WHERE group_id = 'projection'",
-                    Long.class);
-        } while (total < producedSoFar());
+    private void awaitCaughtUp(JdbcTemplate jdbc) {
+        Awaitility.await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100)).until(() ->
+                jdbc.queryForObject(
+                        "SELECT coalesce(sum(next_offset), 0) FROM projection.offsets WHERE group_id = 'projection'",
+                        Long.class) >= producedSoFar());
     }
 
     private long producedSoFar() {
@@ -262,13 +260,9 @@ public final class ReplayBenchmark {
         return sum;
     }
 
-    private static Progress await(Replays replays, long id) throws InterruptedException {
-        var progress = replays.progress(id);
-        while ("running".equals(progress.state())) {
-            Thread.sleep(50);
-            progress = replays.progress(id);
-        }
-        return progress;
+    private static Progress await(Replays replays, long id) {
+        return Awaitility.await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> replays.progress(id), progress -> !"running".equals(progress.state()));
     }
 
     /** A rebuild while deposits keep arriving at a light, steady pace: time from the request to the swap. */
@@ -285,6 +279,7 @@ public final class ReplayBenchmark {
                     }
                     sent.incrementAndGet();
                     producer.flush();
+                    // Pacing the live load, not waiting for a condition: a steady rate of deposits per second.
                     Thread.sleep(1000 / perSecond);
                 }
             } catch (InterruptedException e) {

@@ -76,6 +76,15 @@ public final class Pipeline implements AutoCloseable {
         return UUID.fromString(response.json().get("accountId").asString());
     }
 
+    /** Opens {@code n} accounts through the command API. */
+    public static List<UUID> openAccounts(ServiceProcess commandApi, int n) {
+        var accounts = new ArrayList<UUID>();
+        for (int i = 0; i < n; i++) {
+            accounts.add(openAccount(commandApi));
+        }
+        return accounts;
+    }
+
     public static Http.Response deposit(ServiceProcess commandApi, UUID account, long amount) {
         return Http.post(commandApi.port(), "/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
     }
