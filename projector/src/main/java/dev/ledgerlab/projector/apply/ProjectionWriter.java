@@ -175,12 +175,6 @@ public class ProjectionWriter {
         return new Outcome(applied, duplicates, held, redelivered, failure == null ? -1 : stop, failure, false);
     }
 
-    /** Parks the account of a live record that stayed unapplicable through its retries, holding that record. */
-    @Transactional
-    public void park(ConsumerRecord<String, String> record, Unapplicable reason) {
-        park(Target.LIVE, record, reason);
-    }
-
     /**
      * Parks the account of a record that stayed unapplicable through its retries, holding that record. Does nothing
      * when the projection was reset since the record was read: it will be read again from the new position.
@@ -207,12 +201,6 @@ public class ProjectionWriter {
         completeReplay(fence);
     }
 
-    /** Moves the stored offset past a record that went to the dead-letter topic, so it is not read again. */
-    @Transactional
-    public void skipDeadLettered(ConsumerRecord<String, String> record) {
-        skipDeadLettered(Target.LIVE, record);
-    }
-
     /** Moves the stored offset of the target past an undecodable record, unless the projection was reset since. */
     @Transactional
     public void skipDeadLettered(Target target, ConsumerRecord<String, String> record) {
@@ -225,11 +213,6 @@ public class ProjectionWriter {
             advance(target, record);
             completeReplay(fence);
         }
-    }
-
-    /** The stored next offset per partition of the live group's topic. */
-    public Map<Integer, Long> storedOffsets() {
-        return positions(Target.LIVE).offsets();
     }
 
     /**

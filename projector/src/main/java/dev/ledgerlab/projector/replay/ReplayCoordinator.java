@@ -55,10 +55,10 @@ public class ReplayCoordinator implements DisposableBean {
         soon.execute(this::reconcile);
     }
 
-    private void logProgress(Progress running) {
+    private void logProgress(Replays.Running running) {
         var now = Instant.now();
         if (running != null && Duration.between(lastLogged, now).compareTo(properties.progressInterval()) >= 0) {
-            log.info("{}", running.summary());
+            log.info("{}", replays.progress(running.id()).summary());
             lastLogged = now;
             lastRunLogged = running.id();
         } else if (running == null && lastRunLogged != null) {

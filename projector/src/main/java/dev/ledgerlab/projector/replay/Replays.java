@@ -62,8 +62,7 @@ public class Replays {
             long run = insertRun("replay", properties.groupId(), requestedBy, target);
             // Taken before anything is cleared: batches in flight finish first, later ones wait for the commit.
             jdbc.queryForObject("SELECT epoch FROM projection.epoch FOR UPDATE", Long.class);
-            jdbc.update("DELETE FROM projection.offsets WHERE group_id = ? AND topic = ?", properties.groupId(),
-                    properties.topic());
+            clearOffsets(properties.groupId());
             jdbc.execute("TRUNCATE projection.held_events, projection.parked_accounts, projection.balances");
             jdbc.update("UPDATE projection.epoch SET epoch = epoch + 1");
             if (target.values().stream().allMatch(end -> end == 0)) {
@@ -99,8 +98,7 @@ public class Replays {
             // LIKE copies no foreign key: this is V1's, between the shadow tables.
             jdbc.execute("ALTER TABLE " + shadow.heldEvents() + " ADD FOREIGN KEY (account_id) REFERENCES "
                     + shadow.parkedAccounts() + " (account_id) ON DELETE CASCADE");
-            jdbc.update("DELETE FROM projection.offsets WHERE group_id = ? AND topic = ?", replay.rebuildGroupId(),
-                    properties.topic());
+            clearOffsets(replay.rebuildGroupId());
             return run;
         }));
         var progress = progress(id);
@@ -193,8 +191,7 @@ public class Replays {
         for (var table : List.of("balances", "parked_accounts", "held_events")) {
             jdbc.execute("ALTER TABLE " + Target.REBUILD.schema() + "." + table + " SET SCHEMA " + Target.LIVE.schema());
         }
-        jdbc.update("DELETE FROM projection.offsets WHERE group_id = ? AND topic = ?", properties.groupId(),
-                properties.topic());
+        clearOffsets(properties.groupId());
         jdbc.update("UPDATE projection.offsets SET group_id = ?, updated_at = now() WHERE group_id = ? AND topic = ?",
                 properties.groupId(), replay.rebuildGroupId(), properties.topic());
         jdbc.update("UPDATE projection.epoch SET epoch = epoch + 1");
@@ -202,23 +199,27 @@ public class Replays {
                 SELECT string_agg(partition || ':' || next_offset, ', ' ORDER BY partition) AS offsets
                 FROM projection.offsets WHERE group_id = ? AND topic = ?""", properties.groupId(), properties.topic());
         var detail = "swapped at offsets {" + swappedAt.get("offsets") + "}";
-        jdbc.update("""
-                UPDATE projection.replays SET state = 'completed', finished_at = now(), detail = ?,
-                    events_applied = (SELECT coalesce(sum(applied), 0) FROM projection.offsets
-                                      WHERE group_id = ? AND topic = ?)
-                WHERE id = ?""", detail, properties.groupId(), properties.topic(), id);
+        finish(id, "completed", detail, properties.groupId());
         return detail;
     }
 
     private void fail(long id, String reason) {
+        finish(id, "failed", reason, replay.rebuildGroupId());
+        dropShadow();
+        clearOffsets(replay.rebuildGroupId());
+    }
+
+    /** Ends a run, counting the events applied by the group whose offsets it ended with. */
+    private void finish(long id, String state, String detail, String groupId) {
         jdbc.update("""
-                UPDATE projection.replays SET state = 'failed', finished_at = now(), detail = ?,
+                UPDATE projection.replays SET state = ?, finished_at = now(), detail = ?,
                     events_applied = (SELECT coalesce(sum(applied), 0) FROM projection.offsets
                                       WHERE group_id = ? AND topic = ?)
-                WHERE id = ?""", reason, replay.rebuildGroupId(), properties.topic(), id);
-        dropShadow();
-        jdbc.update("DELETE FROM projection.offsets WHERE group_id = ? AND topic = ?", replay.rebuildGroupId(),
-                properties.topic());
+                WHERE id = ?""", state, detail, groupId, properties.topic(), id);
+    }
+
+    private void clearOffsets(String groupId) {
+        jdbc.update("DELETE FROM projection.offsets WHERE group_id = ? AND topic = ?", groupId, properties.topic());
     }
 
     private void dropShadow() {
@@ -247,10 +248,14 @@ public class Replays {
                 Long.class).stream().findFirst();
     }
 
-    /** The running replay or rebuild, if any. */
-    public Optional<Progress> running() {
-        return jdbc.queryForList("SELECT id FROM projection.replays WHERE state = 'running'", Long.class).stream()
-                .findFirst().map(this::progress);
+    /** Which replay or rebuild runs, if any. */
+    public record Running(long id, String kind) {
+    }
+
+    /** The running replay or rebuild, if any: one small query, cheap enough for every coordination tick. */
+    public Optional<Running> running() {
+        return jdbc.query("SELECT id, kind FROM projection.replays WHERE state = 'running'",
+                (rs, row) -> new Running(rs.getLong(1), rs.getString(2))).stream().findFirst();
     }
 
     /** The latest run of that kind ({@code replay} or {@code rebuild}). */
@@ -303,7 +308,7 @@ public class Replays {
         try {
             return start.get();
         } catch (DuplicateKeyException e) {
-            throw new ReplayRefused(running().orElse(null));
+            throw new ReplayRefused(running().map(run -> progress(run.id())).orElse(null));
         }
     }
 

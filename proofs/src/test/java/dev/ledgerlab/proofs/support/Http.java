@@ -42,8 +42,6 @@ public final class Http {
             var response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.body());
-        } catch (java.net.ConnectException e) {
-            return new Response(0, e.toString());
         } catch (java.io.IOException e) {
             return new Response(0, e.toString());
         } catch (InterruptedException e) {

@@ -2,9 +2,9 @@ package dev.ledgerlab.proofs.support;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.ledgerlab.infra.EmbeddedStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +36,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Starts {@code main} with these Spring Boot arguments on a free port and waits until it is ready. */
     public static ServiceProcess start(String name, Class<?> main, List<String> args) {
-        int port = freePort();
+        int port = EmbeddedStack.freePort();
         var command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // Small and quick to start: several of these share two cores with the test and the brokers.
@@ -81,10 +81,6 @@ public final class ServiceProcess implements AutoCloseable {
 
     public int port() {
         return port;
-    }
-
-    public long pid() {
-        return process.pid();
     }
 
     public boolean isAlive() {
@@ -146,14 +142,6 @@ public final class ServiceProcess implements AutoCloseable {
             process.waitFor(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int freePort() {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
