@@ -106,6 +106,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         // The default 50 partitions of __consumer_offsets only slow the first group join and recovery after a crash.
         config.put("offsets.topic.num.partitions", "5");
         config.put("group.initial.rebalance.delay.ms", "0");
+        // Topics are created by whoever owns them (the relay its outbox topic, with its fixed partition count): a
+        // consumer or producer that merely names a missing topic must not get one with the default single partition.
+        config.put("auto.create.topics.enable", "false");
         // After a kill -9 the replayed metadata still holds the dead broker's registration, and the restarted broker can
         // register only once that session expires (9 s by default). Broker and controller share this JVM, so a
         // heartbeat is never lost to the network and a short session is safe.

@@ -41,15 +41,19 @@ public final class EmbeddedPostgres implements AutoCloseable {
 
     private final Path dataDirectory;
     private final int port;
-    private final long pid;
+    private final Map<String, String> settings;
     private final Path home;
     private final OsUser user;
     private final DirectoryLock ownLock;
+    private long pid;
+    private boolean running = true;
     private boolean closed;
 
-    private EmbeddedPostgres(Path dataDirectory, int port, long pid, Path home, OsUser user, DirectoryLock ownLock) {
+    private EmbeddedPostgres(Path dataDirectory, int port, Map<String, String> settings, long pid, Path home,
+            OsUser user, DirectoryLock ownLock) {
         this.dataDirectory = dataDirectory;
         this.port = port;
+        this.settings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(settings));
         this.pid = pid;
         this.home = home;
         this.user = user;
@@ -107,23 +111,8 @@ public final class EmbeddedPostgres implements AutoCloseable {
             if (!Files.exists(data.resolve("PG_VERSION"))) {
                 initdb(data, home, user, "off".equals(settings.get("fsync")));
             }
-            Path logFile = data.resolveSibling(data.getFileName() + ".log");
-            if (!Files.exists(logFile)) {
-                Files.createFile(logFile);
-            }
-            user.own(logFile);
-
-            List<String> options = new ArrayList<>();
-            settings.forEach((name, value) -> options.add("-c " + shellQuoted(name + "=" + value)));
-            CommandResult result = run(user, home, "pg_ctl", List.of("-D", data.toString(), "-l", logFile.toString(),
-                    "-w", "-t", "60", "-o", String.join(" ", options), "start"));
-            if (result.exitCode() != 0) {
-                throw new IllegalStateException("PostgreSQL did not start on port " + port + " (" + result.output().trim()
-                        + "). End of " + logFile + ":\n" + tail(logFile, 20));
-            }
-            long pid = postmasterPid(data).orElseThrow(() -> new IllegalStateException(
-                    "PostgreSQL started but left no postmaster.pid in " + data));
-            EmbeddedPostgres server = new EmbeddedPostgres(data, port, pid, home, user, ownLock);
+            long pid = launch(data, port, settings, home, user);
+            EmbeddedPostgres server = new EmbeddedPostgres(data, port, settings, pid, home, user, ownLock);
             try {
                 server.verifyAndCreateDatabase();
             }
@@ -138,6 +127,78 @@ public final class EmbeddedPostgres implements AutoCloseable {
         catch (IOException e) {
             throw new UncheckedIOException("cannot start PostgreSQL on " + data, e);
         }
+    }
+
+    /** Runs {@code pg_ctl start} and waits until the server accepts connections; returns the postmaster's pid. */
+    private static long launch(Path data, int port, Map<String, String> settings, Path home, OsUser user)
+            throws IOException {
+        Path logFile = data.resolveSibling(data.getFileName() + ".log");
+        if (!Files.exists(logFile)) {
+            Files.createFile(logFile);
+        }
+        user.own(logFile);
+
+        List<String> options = new ArrayList<>();
+        settings.forEach((name, value) -> options.add("-c " + shellQuoted(name + "=" + value)));
+        CommandResult result = run(user, home, "pg_ctl", List.of("-D", data.toString(), "-l", logFile.toString(),
+                "-w", "-t", "60", "-o", String.join(" ", options), "start"));
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException("PostgreSQL did not start on port " + port + " (" + result.output().trim()
+                    + "). End of " + logFile + ":\n" + tail(logFile, 20));
+        }
+        return postmasterPid(data).orElseThrow(() -> new IllegalStateException(
+                "PostgreSQL started but left no postmaster.pid in " + data));
+    }
+
+    /**
+     * A crash, for the proofs: {@code SIGKILL} of the postmaster, then waits until it and every server process it had
+     * started are gone. Nothing is flushed or shut down: what survives is what was durable (with fsync and
+     * synchronous_commit on, every acknowledged commit). The data directory stays this object's; {@link #restart()}
+     * starts the server on it again.
+     */
+    public synchronized void kill() {
+        if (!running) {
+            return;
+        }
+        var postmaster = ProcessHandle.of(pid);
+        List<ProcessHandle> processes = new ArrayList<>();
+        postmaster.ifPresent(p -> {
+            processes.add(p);
+            p.descendants().forEach(processes::add);
+            p.destroyForcibly();
+        });
+        running = false;
+        // Backends notice the postmaster's death and exit by themselves; one still attached to the shared memory
+        // would make the next start refuse ("pre-existing shared memory block is still in use").
+        for (ProcessHandle process : processes) {
+            try {
+                process.onExit().get(30, TimeUnit.SECONDS);
+            }
+            catch (java.util.concurrent.TimeoutException e) {
+                process.destroyForcibly();
+            }
+            catch (Exception e) {
+                throw new IllegalStateException("PostgreSQL process " + process.pid() + " did not exit", e);
+            }
+        }
+        log.warn("PostgreSQL on port {} killed (SIGKILL to postmaster pid {})", port, pid);
+    }
+
+    /** Starts the server again after {@link #kill()}, on the same data directory, port and settings (crash recovery). */
+    public synchronized void restart() {
+        if (running) {
+            throw new IllegalStateException("PostgreSQL on port " + port + " is running");
+        }
+        long started = System.nanoTime();
+        try {
+            pid = launch(dataDirectory, port, settings, home, user);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot restart PostgreSQL on " + dataDirectory, e);
+        }
+        running = true;
+        log.info("PostgreSQL on port {} restarted in {} ms (pid {})", port, (System.nanoTime() - started) / 1_000_000,
+                pid);
     }
 
     private static void initdb(Path data, Path home, OsUser user, boolean noSync) throws IOException {
@@ -285,7 +346,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
     /**
      * The postmaster's process id.
      */
-    public long pid() {
+    public synchronized long pid() {
         return pid;
     }
 
@@ -299,7 +360,9 @@ public final class EmbeddedPostgres implements AutoCloseable {
         }
         closed = true;
         try {
-            stop();
+            if (running) {
+                stop();
+            }
         }
         finally {
             if (ownLock != null) {

@@ -83,6 +83,29 @@ class EmbeddedPostgresTest {
     }
 
     @Test
+    void keepsEveryCommittedRowThroughAKillOfThePostmasterWhenDurable() throws Exception {
+        Path data = TestDirectories.newDirectory("crash").resolve("postgres");
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.start(data, EmbeddedStack.freePort(),
+                Map.of("fsync", "on", "synchronous_commit", "on"))) {
+            Sql.execute(postgres.jdbcUrl(), "CREATE TABLE committed (id int PRIMARY KEY)");
+            for (int i = 1; i <= 50; i++) {
+                Sql.execute(postgres.jdbcUrl(), "INSERT INTO committed VALUES (" + i + ")");
+            }
+            long killed = postgres.pid();
+
+            postgres.kill();
+
+            assertThat(ProcessHandle.of(killed).filter(ProcessHandle::isAlive)).as("the postmaster is gone").isEmpty();
+            assertThatThrownBy(() -> Sql.query(postgres.jdbcUrl(), "SELECT 1")).as("nothing answers")
+                    .isInstanceOf(java.sql.SQLException.class);
+            postgres.restart();
+            assertThat(postgres.pid()).isNotEqualTo(killed);
+            assertThat(Sql.query(postgres.jdbcUrl(), "SELECT count(*) FROM committed")).isEqualTo("50");
+            assertThat(Sql.query(postgres.jdbcUrl(), "SHOW fsync")).isEqualTo("on");
+        }
+    }
+
+    @Test
     void runsAnExistingClusterAsTheUserWhoOwnsIt() throws Exception {
         assumeThat(OsUser.currentUid()).as("only a root JVM chooses the uid").isZero();
         Path data = TestDirectories.newDirectory("owner").resolve("postgres");
