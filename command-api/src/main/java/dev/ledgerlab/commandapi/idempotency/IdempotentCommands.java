@@ -4,7 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import dev.ledgerlab.db.DatabaseFailures;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -38,27 +40,42 @@ public class IdempotentCommands {
      * @param request what identifies the request (method, path, canonical command): a retry must send the same
      */
     public CommandResponse run(String key, String request, Supplier<CommandResponse> command) {
-        return transactions.execute(tx -> {
-            if (key == null) {
-                return command.get();
+        var committing = new AtomicBoolean();
+        try {
+            return transactions.execute(tx -> {
+                var response = claimAndRun(key, request, command);
+                // Past this point only the commit can fail, and a broken connection then leaves its outcome unknown.
+                committing.set(true);
+                return response;
+            });
+        } catch (RuntimeException e) {
+            if (committing.get() && DatabaseFailures.unavailable(e)) {
+                throw new CommitOutcomeUnknown(e);
             }
-            var hash = sha256(request);
-            int claimed = jdbc.sql("""
-                    INSERT INTO ledger.idempotency_keys (idempotency_key, request_hash) VALUES (?, ?)
-                    ON CONFLICT (idempotency_key) DO NOTHING""")
-                    .params(key, hash)
-                    .update();
-            if (claimed == 0) {
-                return replay(key, hash);
-            }
-            var response = command.get();
-            jdbc.sql("""
-                    UPDATE ledger.idempotency_keys SET response_status = ?, response_body = ?, response_headers = ?::jsonb
-                    WHERE idempotency_key = ?""")
-                    .params(response.status(), response.body(), json.writeValueAsString(response.headers()), key)
-                    .update();
-            return response;
-        });
+            throw e;
+        }
+    }
+
+    private CommandResponse claimAndRun(String key, String request, Supplier<CommandResponse> command) {
+        if (key == null) {
+            return command.get();
+        }
+        var hash = sha256(request);
+        int claimed = jdbc.sql("""
+                INSERT INTO ledger.idempotency_keys (idempotency_key, request_hash) VALUES (?, ?)
+                ON CONFLICT (idempotency_key) DO NOTHING""")
+                .params(key, hash)
+                .update();
+        if (claimed == 0) {
+            return replay(key, hash);
+        }
+        var response = command.get();
+        jdbc.sql("""
+                UPDATE ledger.idempotency_keys SET response_status = ?, response_body = ?, response_headers = ?::jsonb
+                WHERE idempotency_key = ?""")
+                .params(response.status(), response.body(), json.writeValueAsString(response.headers()), key)
+                .update();
+        return response;
     }
 
     private CommandResponse replay(String key, byte[] hash) {

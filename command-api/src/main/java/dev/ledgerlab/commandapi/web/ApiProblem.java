@@ -46,6 +46,8 @@ public final class ApiProblem extends RuntimeException {
         VERSION_MISMATCH(HttpStatus.PRECONDITION_FAILED, "version-mismatch", "The account has moved on"),
         IDEMPOTENCY_KEY_REUSED(HttpStatus.UNPROCESSABLE_CONTENT, "idempotency-key-reused",
                 "Idempotency-Key was already used for a different request"),
+        DATABASE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
+                "The database is unavailable; retry later"),
         INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", "Internal error");
 
         public static final String BASE = "urn:ledgerlab:problem:";

@@ -2,8 +2,10 @@ package dev.ledgerlab.commandapi.web;
 
 import dev.ledgerlab.commandapi.account.Rejection;
 import dev.ledgerlab.commandapi.account.VersionMismatch;
+import dev.ledgerlab.commandapi.idempotency.CommitOutcomeUnknown;
 import dev.ledgerlab.commandapi.idempotency.IdempotencyKeyReused;
 import dev.ledgerlab.commandapi.web.ApiProblem.ProblemType;
+import dev.ledgerlab.db.DatabaseFailures;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +26,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 public class ProblemResponses extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemResponses.class);
+    /** The pool's connection timeout is 2 s: retrying sooner than that only queues behind the failing attempts. */
+    private static final String RETRY_AFTER_SECONDS = "2";
 
     @ExceptionHandler(ApiProblem.class)
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
@@ -71,8 +75,42 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        if (DatabaseFailures.unavailable(e)) {
+            return databaseUnavailable(e);
+        }
         log.error("unexpected error", e);
         return respond(ProblemType.INTERNAL_ERROR.problem("the command failed and wrote nothing"));
+    }
+
+    /**
+     * The connection broke while the command committed: PostgreSQL may have applied it. Same status and type as any
+     * outage, so that clients need one rule (retry later, with the same Idempotency-Key), and an honest detail.
+     */
+    @ExceptionHandler(CommitOutcomeUnknown.class)
+    ResponseEntity<ProblemDetail> commitOutcomeUnknown(CommitOutcomeUnknown e) {
+        log.warn("database connection broke while a command committed: {}", e.getCause().getMessage());
+        var problem = ProblemType.DATABASE_UNAVAILABLE.problem("the connection to the database broke while the"
+                + " command committed: it may or may not have been applied; retry with the same Idempotency-Key to"
+                + " find out (it replays the first answer or runs the command once)");
+        problem.setProperty("outcome", "unknown");
+        return unavailable(problem);
+    }
+
+    /**
+     * PostgreSQL could not be reached within the pool's connection timeout (2 s), or the connection broke before the
+     * commit: the transaction rolled back and nothing was written.
+     */
+    private static ResponseEntity<ProblemDetail> databaseUnavailable(Exception e) {
+        log.warn("database unavailable: {}", e.getMessage());
+        var problem = ProblemType.DATABASE_UNAVAILABLE.problem(
+                "the database cannot be reached; nothing was written: retry later");
+        problem.setProperty("outcome", "not-applied");
+        return unavailable(problem);
+    }
+
+    private static ResponseEntity<ProblemDetail> unavailable(ProblemDetail problem) {
+        return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
     }
 
     static ResponseEntity<ProblemDetail> respond(ProblemDetail problem) {
