@@ -3,6 +3,7 @@ package dev.ledgerlab.relay;
 import dev.ledgerlab.relay.capture.ConnectorSettings;
 import dev.ledgerlab.relay.capture.OutboxEngine;
 import dev.ledgerlab.relay.capture.PostgresSource;
+import dev.ledgerlab.relay.capture.RelayFaults;
 import dev.ledgerlab.relay.kafka.OutboxProducer;
 import dev.ledgerlab.relay.kafka.OutboxTopic;
 import dev.ledgerlab.relay.leadership.RelayLeadership;
@@ -40,11 +41,13 @@ class RelayConfiguration {
 
     @Bean
     OutboxEngine outboxEngine(RelayProperties relay, PostgresSource source, RelayStatus status,
-            @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
+            @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers,
+            @Value("${relay.faults.halt-after-acknowledged-batch:0}") int haltAfterAcknowledgedBatch) {
         String clientId = ConnectorSettings.engineName(relay);
         return new OutboxEngine(ConnectorSettings.of(relay, source),
                 () -> OutboxProducer.create(bootstrapServers, clientId, relay.linger(), relay.deliveryTimeout()),
-                relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax());
+                relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax(),
+                new RelayFaults(haltAfterAcknowledgedBatch));
     }
 
     @Bean

@@ -30,6 +30,7 @@ public final class OutboxEngine {
     private final Duration firstBackoff;
     private final Duration maxBackoff;
     private final String threadName;
+    private final RelayFaults faults;
 
     private final Object lifecycle = new Object();
     private Thread supervisor;
@@ -37,7 +38,8 @@ public final class OutboxEngine {
     private volatile DebeziumEngine<?> current;
 
     public OutboxEngine(Properties connectorProperties, Supplier<Producer<String, String>> producers, String topic,
-            RelayStatus status, Duration firstBackoff, Duration maxBackoff) {
+            RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults) {
+        this.faults = faults;
         this.connectorProperties = connectorProperties;
         this.producers = producers;
         this.records = new OutboxRecords(topic);
@@ -123,7 +125,7 @@ public final class OutboxEngine {
                             log.error("The Debezium engine failed: {}", message, error);
                         }
                     })
-                    .notifying(new OutboxPublisher(producer, records, status))
+                    .notifying(new OutboxPublisher(producer, records, status, faults))
                     .build();
             current = engine;
             // stop() may have looked at current just before it was set; it has signalled, so do not run.

@@ -21,11 +21,13 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
     private final Producer<String, String> producer;
     private final OutboxRecords records;
     private final RelayStatus status;
+    private final RelayFaults faults;
 
-    OutboxPublisher(Producer<String, String> producer, OutboxRecords records, RelayStatus status) {
+    OutboxPublisher(Producer<String, String> producer, OutboxRecords records, RelayStatus status, RelayFaults faults) {
         this.producer = producer;
         this.records = records;
         this.status = status;
+        this.faults = faults;
     }
 
     @Override
@@ -44,6 +46,7 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
                 throw new PublishFailedException(sends.size(), e.getCause());
             }
         }
+        faults.acknowledged(sends.size());
         for (var change : batch) {
             committer.markProcessed(change);
         }
