@@ -12,7 +12,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param deadLetterReplicationFactor replication factor of the dead-letter topic when the projector creates it
  * @param gapRetries how often a batch that hits a version gap is retried before the account is parked
  * @param gapRetryInterval the pause between those retries
+ * @param retryInterval the first pause before a batch that failed for any other reason (the database unreachable, a
+ *     timeout, a serialization abort) is tried again; it doubles up to {@code retryMaxInterval} and never gives up
+ * @param retryMaxInterval the longest pause between those tries
  * @param readYourWritesTimeout how long {@code ?minVersion=} waits for the projection to catch up
+ * @param positions where a consumer starts when it is assigned a partition: {@code database} (the default, and the
+ *     design of this lab: the offsets stored with the balances) or {@code kafka} (the group's committed offset, the
+ *     usual "commit after the database write" design, where only the version check stops a redelivered record)
  */
 @ConfigurationProperties("projector")
 public record ProjectorProperties(
@@ -23,5 +29,20 @@ public record ProjectorProperties(
         @DefaultValue("1") short deadLetterReplicationFactor,
         @DefaultValue("3") int gapRetries,
         @DefaultValue("200ms") Duration gapRetryInterval,
-        @DefaultValue("5s") Duration readYourWritesTimeout) {
+        @DefaultValue("200ms") Duration retryInterval,
+        @DefaultValue("5s") Duration retryMaxInterval,
+        @DefaultValue("5s") Duration readYourWritesTimeout,
+        @DefaultValue("database") Positions positions) {
+
+    /** Where a consumer's position comes from when it is assigned a partition. */
+    public enum Positions {
+        /** projection.offsets, written in the transaction of the balances: nothing applied is ever read again. */
+        DATABASE,
+        /**
+         * Kafka's committed offset, which trails the database after a crash between the two commits: the records in
+         * between are read again and the version check counts them as duplicates. After a reset of the projection (a
+         * replay's clear, a rebuild's swap) the consumers still seek to the stored offsets.
+         */
+        KAFKA
+    }
 }

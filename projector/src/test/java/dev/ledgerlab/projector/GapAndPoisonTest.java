@@ -111,21 +111,75 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
     }
 
     @Test
-    void deadLettersAPoisonRecordWithItsOriginAndKeepsThePartitionFlowing() {
-        var account = openedAccount();
-        await().atMost(Duration.ofSeconds(30)).until(() -> projected(account) != null);
-        publishRaw(account.toString(), "{\"this is\": \"not an event\"}");
-        publish(account, 2, new MoneyDeposited(99));
+    void deadLettersUndecodableRecordsOfEveryShapeWithTheirOriginAndKeepsEachPartitionFlowing() {
+        var notJson = openedAccount();
+        var notAnEvent = openedAccount();
+        var keyedElsewhere = openedAccount();
+        var tombstoned = openedAccount();
+        var owner = openedAccount();
+        var marker = UUID.randomUUID().toString();
+        var poison = new java.util.LinkedHashMap<String, String>();
+        poison.put("not JSON", "this is not JSON " + marker);
+        poison.put("JSON that is no event", "{\"this is\": \"not an event\", \"marker\": \"" + marker + "\"}");
+        // A valid event of another account under this key: its partition says nothing about that account's order.
+        var foreign = dev.ledgerlab.events.EventCodec.toJson(envelope(owner, 2, new MoneyDeposited(7)));
+        publishRaw(notJson.toString(), poison.get("not JSON"));
+        publishRaw(notAnEvent.toString(), poison.get("JSON that is no event"));
+        publishRaw(keyedElsewhere.toString(), foreign);
+        publishRaw(tombstoned.toString(), null);
+        publishRaw(null, "{\"keyless\": \"" + marker + "\"}");
+        for (var account : List.of(notJson, notAnEvent, keyedElsewhere, tombstoned)) {
+            publish(account, 2, new MoneyDeposited(99));
+        }
 
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(projected(account)).containsExactly(99, 2));
-        var deadLetters = readDeadLetters();
-        var poison = deadLetters.stream().filter(r -> account.toString().equals(r.key())).findFirst().orElseThrow();
-        assertThat(poison.value()).isEqualTo("{\"this is\": \"not an event\"}");
-        assertThat(header(poison, "kafka_dlt-original-topic")).isEqualTo(TOPIC);
-        assertThat(poison.headers().lastHeader("kafka_dlt-original-partition")).isNotNull();
-        assertThat(poison.headers().lastHeader("kafka_dlt-original-offset")).isNotNull();
-        assertThat(header(poison, "kafka_dlt-exception-message")).contains("not a valid account event");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            for (var account : List.of(notJson, notAnEvent, keyedElsewhere, tombstoned)) {
+                assertThat(projected(account)).as("the events after the poison of %s", account)
+                        .containsExactly(99, 2);
+            }
+        });
+        assertThat(projected(owner)).as("the foreign event is not applied to its account").containsExactly(0, 1);
+        var deadLetters = readDeadLetters(5, r -> (r.value() != null && r.value().contains(marker))
+                || r.value() != null && r.value().equals(foreign)
+                || tombstoned.toString().equals(r.key()));
+        assertThat(deadLetters).extracting(ConsumerRecord::value).containsExactlyInAnyOrder(poison.get("not JSON"),
+                poison.get("JSON that is no event"), foreign, null, "{\"keyless\": \"" + marker + "\"}");
+        for (var letter : deadLetters) {
+            assertThat(header(letter, "kafka_dlt-original-topic")).isEqualTo(TOPIC);
+            assertThat(letter.headers().lastHeader("kafka_dlt-original-partition")).isNotNull();
+            assertThat(letter.headers().lastHeader("kafka_dlt-original-offset")).isNotNull();
+            assertThat(header(letter, "kafka_dlt-exception-message")).contains("not a valid account event");
+        }
+        assertThat(deadLetters.stream().filter(r -> r.value() == null).findFirst().orElseThrow().key())
+                .isEqualTo(tombstoned.toString());
+        assertThat(header(deadLetters.stream().filter(r -> foreign.equals(r.value())).findFirst().orElseThrow(),
+                "kafka_dlt-exception-message")).contains("is not the event's account");
+    }
+
+    @Test
+    void parksAnAccountWhenASecondEventClaimsAVersionAlreadyAppliedInsteadOfCountingADuplicate() {
+        var account = openedAccount();
+        var applied = publish(account, 2, new MoneyDeposited(10));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(projected(account)).containsExactly(10, 2));
+        long duplicatesBefore = get("/projection/status").json().get("duplicates").asLong();
+
+        var conflicting = publish(account, 2, new MoneyDeposited(5_000));
+        publish(account, 3, new MoneyDeposited(1));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            var parked = parkedEntry(account);
+            assertThat(parked).isNotNull();
+            assertThat(parked.get("reason").asString()).contains("conflict").contains(applied.eventId().toString())
+                    .contains(conflicting.eventId().toString());
+            assertThat(parked.get("heldVersions").toString()).isEqualTo("[2,3]");
+        });
+        assertThat(projected(account)).as("neither the conflicting event nor what follows it is applied")
+                .containsExactly(10, 2);
+        assertThat(get("/projection/status").json().get("duplicates").asLong()).as("not counted as a duplicate")
+                .isEqualTo(duplicatesBefore);
+        assertThat(post("/projection/parked/" + account + "/release").json().get("version").asLong())
+                .as("an operator who releases it keeps the first event and applies the next").isEqualTo(3);
+        assertThat(projected(account)).containsExactly(11, 3);
     }
 
     private dev.ledgerlab.events.EventEnvelope publishLater(UUID account, long version, long amount) {
@@ -147,7 +201,9 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
-    private static List<ConsumerRecord<String, String>> readDeadLetters() {
+    /** The dead letters that match, once there are {@code expected} of them. */
+    private static List<ConsumerRecord<String, String>> readDeadLetters(int expected,
+            java.util.function.Predicate<ConsumerRecord<String, String>> wanted) {
         var props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestInfrastructure.get().bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + UUID.randomUUID());
@@ -158,8 +214,12 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         try (var consumer = new KafkaConsumer<String, String>(props)) {
             consumer.subscribe(List.of("accounts.events.dlt"));
             await().atMost(Duration.ofSeconds(30)).until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-                return !records.isEmpty();
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> {
+                    if (wanted.test(record)) {
+                        records.add(record);
+                    }
+                });
+                return records.size() >= expected;
             });
         }
         return records;

@@ -98,14 +98,18 @@ public class ParkedAccounts {
         }
         var current = writer.lockBalances(Set.of(accountId)).get(accountId);
         var versionBefore = current == null ? 0L : current.version();
-        var held = jdbc.queryForList(
-                "SELECT payload FROM projection.held_events WHERE account_id = ? ORDER BY version", String.class,
-                accountId);
+        record Held(String payload, int partition) {
+        }
+        var held = jdbc.query(
+                "SELECT payload, partition FROM projection.held_events WHERE account_id = ? ORDER BY version",
+                (rs, row) -> new Held(rs.getString(1), rs.getInt(2)), accountId);
         int applied = 0;
-        for (var payload : held) {
-            var envelope = EventCodec.fromJson(payload);
+        int duplicates = 0;
+        for (var event : held) {
+            var envelope = EventCodec.fromJson(event.payload());
             long currentVersion = current == null ? 0 : current.version();
             if (envelope.version() <= currentVersion) {
+                duplicates++;
                 continue;
             }
             if (envelope.version() != currentVersion + 1) {
@@ -120,6 +124,11 @@ public class ParkedAccounts {
             var before = new HashMap<UUID, Long>();
             before.put(accountId, versionBefore);
             writer.writeBalances(Set.of(accountId), state, before);
+        }
+        if (!held.isEmpty()) {
+            // An account's events share one partition. Counted there, the applications stay equal to the events
+            // stored, which the invariant checker compares.
+            writer.countReleased(held.get(0).partition(), applied, duplicates);
         }
         jdbc.update("DELETE FROM projection.parked_accounts WHERE account_id = ?", accountId);
         return Optional.of(new Released(accountId, current == null ? 0 : current.balance(),

@@ -1,15 +1,21 @@
 package dev.ledgerlab.projector.apply;
 
+import dev.ledgerlab.db.DatabaseFailures;
+import dev.ledgerlab.projector.ProjectorProperties;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.kafka.listener.AbstractConsumerSeekAware;
+import org.springframework.kafka.listener.BatchListenerFailedException;
 
 /**
  * A consumer group's member whose positions come from projection.offsets, not from Kafka: on every assignment each
@@ -17,6 +23,9 @@ import org.springframework.kafka.listener.AbstractConsumerSeekAware;
  * own commit only spares a seek. When a reset of the projection (a replay's clear, a rebuild's swap) moves the
  * epoch, the writer refuses the batches read from the old positions, and the member seeks again: after a refused
  * batch at once, and while no records come, at the container's idle events.
+ *
+ * <p>When the stored offsets cannot be read (PostgreSQL away during an assignment), the partitions stay unpositioned:
+ * their first batch is refused as stale and re-positions them, retried until the database answers.
  */
 public abstract class PositionedListener extends AbstractConsumerSeekAware {
 
@@ -26,23 +35,46 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     private final SeekEpochs seekEpochs;
     private final Target target;
     private final int gapRetries;
+    private final boolean seekOnAssignment;
+    private final AtomicLong retries = new AtomicLong();
+    private final MeterRegistry meters;
     /** Per partition: the offset of the record that last stayed unapplicable, and how often it did in a row. */
     private final Map<TopicPartition, long[]> unapplicable = new ConcurrentHashMap<>();
 
-    protected PositionedListener(ProjectionWriter writer, SeekEpochs seekEpochs, Target target, int gapRetries) {
+    protected PositionedListener(ProjectionWriter writer, SeekEpochs seekEpochs, Target target,
+            ProjectorProperties properties, MeterRegistry meters) {
         this.writer = writer;
         this.seekEpochs = seekEpochs;
         this.target = target;
-        this.gapRetries = gapRetries;
+        this.gapRetries = properties.gapRetries();
+        this.meters = meters;
+        // projector.positions=kafka: the live group starts where Kafka's committed offset says (the rebuild never does).
+        this.seekOnAssignment = target == Target.REBUILD
+                || properties.positions() == ProjectorProperties.Positions.DATABASE;
     }
 
     @Override
     public void onPartitionsAssigned(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
         super.onPartitionsAssigned(assignments, callback);
-        var positions = writer.positions(target);
-        seek(assignments.keySet(), callback, positions);
-        log.info("group {} assigned {}: positions from projection.offsets {} (epoch {})", writer.groupId(target),
-                assignments.keySet(), positions.offsets(), positions.epoch());
+        ProjectionWriter.Positions positions;
+        try {
+            positions = writer.positions(target);
+        } catch (RuntimeException e) {
+            seekEpochs.forget(target, assignments.keySet());
+            log.warn("group {} assigned {}: cannot read the stored offsets ({}); their first batch re-positions them",
+                    writer.groupId(target), assignments.keySet(), e.getMessage());
+            return;
+        }
+        if (seekOnAssignment) {
+            seek(assignments.keySet(), callback, positions);
+            log.info("group {} assigned {}: positions from projection.offsets {} (epoch {})", writer.groupId(target),
+                    assignments.keySet(), positions.offsets(), positions.epoch());
+        } else {
+            assignments.keySet().forEach(partition -> seekEpochs.positioned(target, partition, positions.epoch()));
+            log.info("group {} assigned {}: positions from Kafka's committed offsets (projector.positions=kafka;"
+                    + " stored {}, epoch {})", writer.groupId(target), assignments.keySet(), positions.offsets(),
+                    positions.epoch());
+        }
     }
 
     @Override
@@ -54,7 +86,14 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     /** An idle member gets no batch to be refused, so it compares epochs here, on its own consumer thread. */
     @Override
     public void onIdleContainer(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
-        var positions = writer.positions(target);
+        ProjectionWriter.Positions positions;
+        try {
+            positions = writer.positions(target);
+        } catch (RuntimeException e) {
+            // Nothing to apply while idle; the next batch retries what needs the database.
+            log.debug("group {} idle: cannot read the stored offsets: {}", writer.groupId(target), e.getMessage());
+            return;
+        }
         if (positions.epoch() != ProjectionWriter.NO_EPOCH && assignments.keySet().stream()
                 .anyMatch(partition -> !Long.valueOf(positions.epoch())
                         .equals(seekEpochs.epochOf(target, partition)))) {
@@ -86,6 +125,78 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     }
 
     /**
+     * One polled batch: {@code write} applies it in one transaction and {@code committed} runs right after. A batch
+     * read from positions older than a reset re-positions this member (when {@link #repositionWhenStale()}); an
+     * unapplicable record is parked here after its retries, or handed to the error handler with its index; any other
+     * failure is retried from the first record not committed.
+     *
+     * @return the outcome, when the batch needs nothing more
+     */
+    protected ProjectionWriter.Outcome process(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer,
+            Function<List<ConsumerRecord<String, String>>, ProjectionWriter.Outcome> write,
+            java.util.function.Consumer<ProjectionWriter.Outcome> committed) {
+        ProjectionWriter.Outcome outcome;
+        try {
+            outcome = write.apply(records);
+        } catch (RuntimeException e) {
+            // The transaction rolled back: nothing of this batch is applied, all of it comes again.
+            throw retry(e, 0);
+        }
+        committed.accept(outcome);
+        try {
+            if (outcome.stale()) {
+                // Read from positions taken before a replay or a swap reset the projection: nothing was applied.
+                if (repositionWhenStale()) {
+                    reposition(consumer);
+                }
+                return outcome;
+            }
+            if (outcome.failedIndex() >= 0 && parkedAfterRetries(outcome, records, consumer)) {
+                return outcome;
+            }
+        } catch (RuntimeException e) {
+            // Everything before the failed index is committed (everything, without one): the rest comes again.
+            throw retry(e, outcome.stale() || outcome.failedIndex() < 0 ? 0 : outcome.failedIndex());
+        }
+        if (outcome.failedIndex() >= 0) {
+            // The error handler retries from the index, then recovers that record (dead-letters or parks it).
+            throw new BatchListenerFailedException(outcome.failure().getMessage(), outcome.failure(),
+                    outcome.failedIndex());
+        }
+        return outcome;
+    }
+
+    /** Whether a member that read a stale batch seeks again; false when it is about to stop anyway. */
+    protected boolean repositionWhenStale() {
+        return true;
+    }
+
+    /**
+     * A batch failed for a reason that is not its records' (the database unreachable, a timeout, an abort, or a
+     * bug): everything from {@code index} on is delivered again after the error handler's back-off, for as long as it
+     * takes. Logged here once per attempt; counted by cause in {@code projection.batches.retried}.
+     */
+    private BatchListenerFailedException retry(RuntimeException failure, int index) {
+        var cause = DatabaseFailures.unavailable(failure) ? "database-unavailable"
+                : DatabaseFailures.transientFailure(failure) ? "transient" : "unexpected";
+        meters.counter("projection.batches.retried", "group", writer.groupId(target), "cause", cause).increment();
+        long attempt = retries.incrementAndGet();
+        if (cause.equals("unexpected")) {
+            log.error("group {}: batch failed (retry {}), trying it again after a back-off: {}",
+                    writer.groupId(target), attempt, failure.toString(), failure);
+        } else {
+            log.warn("group {}: batch failed, {} (retry {}), trying it again after a back-off: {}",
+                    writer.groupId(target), cause, attempt, failure.getMessage());
+        }
+        return new BatchListenerFailedException(cause + ": " + failure.getMessage(), failure, index);
+    }
+
+    /** Batches tried again since this process started, whatever the cause. */
+    public long retriesSinceStart() {
+        return retries.get();
+    }
+
+    /**
      * Parks the account of a record that stayed unapplicable through its retries, right here. Spring Kafka's error
      * handler counts the retries of a batch's failed record only while nothing succeeds before it: with traffic on
      * other partitions, their new records come first in every redelivered batch, its count starts over each time,
@@ -94,7 +205,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
      *
      * @return true when the account was parked and this member re-positioned: the caller must not throw
      */
-    protected boolean parkedAfterRetries(ProjectionWriter.Outcome outcome,
+    private boolean parkedAfterRetries(ProjectionWriter.Outcome outcome,
             List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
         if (!(outcome.failure() instanceof Unapplicable reason)) {
             return false;

@@ -17,7 +17,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.stereotype.Component;
 
 /** The live consumer group's member: applies each polled batch to the projection that serves reads. */
@@ -39,7 +38,7 @@ public class ProjectionListener extends PositionedListener {
 
     public ProjectionListener(ProjectionWriter writer, SeekEpochs seekEpochs, ProjectionSignals signals,
             ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults) {
-        super(writer, seekEpochs, Target.LIVE, properties.gapRetries());
+        super(writer, seekEpochs, Target.LIVE, properties, meters);
         this.faults = faults;
         this.signals = signals;
         this.applied = meters.counter("projection.events", "outcome", "applied");
@@ -80,26 +79,21 @@ public class ProjectionListener extends PositionedListener {
             concurrency = "${projector.concurrency}", batch = "true")
     public void onBatch(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
         received.addAndGet(records.size());
-        var outcome = writer.apply(records);
-        faults.afterDbCommit(outcome.applied());
-        if (outcome.stale()) {
-            // Read from positions taken before a replay or a swap reset the projection: nothing was applied.
-            reposition(consumer);
-            return;
-        }
-        signals.changed();
-        applied.increment(outcome.applied());
-        duplicates.increment(outcome.duplicates());
-        held.increment(outcome.held());
-        redelivered.increment(outcome.redelivered());
-        if (outcome.duplicates() > 0 || outcome.redelivered() > 0) {
-            log.debug("batch of {}: {} applied, {} duplicates skipped, {} redelivered", records.size(),
-                    outcome.applied(), outcome.duplicates(), outcome.redelivered());
-        }
-        if (outcome.failedIndex() >= 0 && !parkedAfterRetries(outcome, records, consumer)) {
-            // Everything before the index is committed; the error handler retries from it, then recovers it.
-            throw new BatchListenerFailedException(outcome.failure().getMessage(), outcome.failure(),
-                    outcome.failedIndex());
-        }
+        faults.beforeApply(records);
+        process(records, consumer, writer::apply, outcome -> {
+            faults.afterDbCommit(outcome.applied(), records);
+            if (outcome.stale()) {
+                return;
+            }
+            signals.changed();
+            applied.increment(outcome.applied());
+            duplicates.increment(outcome.duplicates());
+            held.increment(outcome.held());
+            redelivered.increment(outcome.redelivered());
+            if (outcome.duplicates() > 0 || outcome.redelivered() > 0) {
+                log.debug("batch of {}: {} applied, {} duplicates skipped, {} redelivered", records.size(),
+                        outcome.applied(), outcome.duplicates(), outcome.redelivered());
+            }
+        });
     }
 }

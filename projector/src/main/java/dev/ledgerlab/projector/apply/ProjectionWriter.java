@@ -52,7 +52,8 @@ public class ProjectionWriter {
     /** The epoch of the rebuild target while no rebuild runs: no batch applies under it. */
     public static final long NO_EPOCH = -1;
 
-    record Balance(UUID accountId, long balance, long version) {
+    /** An account's projected state; {@code eventId} is the last applied event's (null on rows from before V3). */
+    record Balance(UUID accountId, long balance, long version, UUID eventId) {
     }
 
     /** The epoch read at the start of a batch, and the in-place replay that runs, if one does. */
@@ -70,6 +71,11 @@ public class ProjectionWriter {
     private final ReplayProperties replay;
     private final SeekEpochs seekEpochs;
     private final ProjectionFaults faults;
+    /**
+     * False only with {@code projector.positions=kafka}: records below the stored offset then reach the version
+     * check, which is what that mode is for (see {@link ProjectorProperties#positions()}).
+     */
+    private final boolean skipBelowStoredOffset;
 
     public ProjectionWriter(JdbcTemplate jdbc, ProjectorProperties properties, ProjectionFaults faults,
             ReplayProperties replay, SeekEpochs seekEpochs) {
@@ -78,13 +84,14 @@ public class ProjectionWriter {
         this.faults = faults;
         this.replay = replay;
         this.seekEpochs = seekEpochs;
+        this.skipBelowStoredOffset = properties.positions() == ProjectorProperties.Positions.DATABASE;
     }
 
     /** Applies a batch of the live consumer group to the live projection. */
     @Transactional
     public Outcome apply(List<ConsumerRecord<String, String>> records) {
         var outcome = applyTo(Target.LIVE, records);
-        faults.beforeDbCommit(outcome.applied());
+        faults.beforeDbCommit(outcome.applied(), records);
         return outcome;
     }
 
@@ -133,8 +140,9 @@ public class ProjectionWriter {
             var record = records.get(i);
             var envelope = envelopes.get(i);
             var storedOffset = stored.get(record.partition());
-            if (storedOffset != null && record.offset() < storedOffset) {
-                // Kafka's committed offset lagged the database's: this record is already in the projection.
+            if (skipBelowStoredOffset && storedOffset != null && record.offset() < storedOffset) {
+                // Read from a position behind the one stored with the projection (a consumer that had lost its
+                // partitions, or Kafka's committed offset): this record is already in the projection.
                 redelivered++;
                 continue;
             }
@@ -148,13 +156,19 @@ public class ProjectionWriter {
             }
             var current = state.get(id);
             long currentVersion = current == null ? 0 : current.version();
-            if (envelope.version() <= currentVersion) {
-                duplicates++;
-                partition.duplicates++;
-                partition.nextOffset = record.offset() + 1;
-                continue;
-            }
             try {
+                if (current != null && envelope.version() == currentVersion && current.eventId() != null
+                        && !current.eventId().equals(envelope.eventId())) {
+                    throw new Unapplicable(id, currentVersion + 1, envelope.version(), "conflict: version "
+                            + currentVersion + " was applied as event " + current.eventId() + ", this record is event "
+                            + envelope.eventId());
+                }
+                if (envelope.version() <= currentVersion) {
+                    duplicates++;
+                    partition.duplicates++;
+                    partition.nextOffset = record.offset() + 1;
+                    continue;
+                }
                 if (envelope.version() > currentVersion + 1) {
                     throw new Unapplicable(id, currentVersion + 1, envelope.version(), "gap");
                 }
@@ -257,7 +271,7 @@ public class ProjectionWriter {
             if (!(event instanceof AccountOpened)) {
                 throw new Unapplicable(id, expected, envelope.version(), "first event is " + event.type());
             }
-            return new Balance(id, 0, envelope.version());
+            return new Balance(id, 0, envelope.version(), envelope.eventId());
         }
         if (event instanceof AccountOpened) {
             throw new Unapplicable(id, expected, envelope.version(), "account opened twice");
@@ -271,7 +285,7 @@ public class ProjectionWriter {
         if (balance < 0) {
             throw new Unapplicable(id, expected, envelope.version(), "balance would go below zero");
         }
-        return new Balance(id, balance, envelope.version());
+        return new Balance(id, balance, envelope.version(), envelope.eventId());
     }
 
     /** The record's event; the key must be its account, or the partition says nothing about its order. */
@@ -368,11 +382,11 @@ public class ProjectionWriter {
             return balances;
         }
         jdbc.query("""
-                SELECT account_id, balance, version FROM %s
+                SELECT account_id, balance, version, event_id FROM %s
                 WHERE account_id = ANY (?) ORDER BY account_id FOR UPDATE""".formatted(target.balances()),
                 rs -> {
                     var id = rs.getObject(1, UUID.class);
-                    balances.put(id, new Balance(id, rs.getLong(2), rs.getLong(3)));
+                    balances.put(id, new Balance(id, rs.getLong(2), rs.getLong(3), rs.getObject(4, UUID.class)));
                 }, (Object) accounts.toArray(UUID[]::new));
         return balances;
     }
@@ -419,10 +433,11 @@ public class ProjectionWriter {
         }
         if (!updates.isEmpty()) {
             int updated = jdbc.update("""
-                    UPDATE %s AS b SET balance = u.balance, version = u.version, updated_at = now()
-                    FROM unnest(?::uuid[], ?::bigint[], ?::bigint[], ?::bigint[]) AS u(account_id, balance, version, expected)
+                    UPDATE %s AS b SET balance = u.balance, version = u.version, event_id = u.event_id, updated_at = now()
+                    FROM unnest(?::uuid[], ?::bigint[], ?::bigint[], ?::uuid[], ?::bigint[])
+                         AS u(account_id, balance, version, event_id, expected)
                     WHERE b.account_id = u.account_id AND b.version = u.expected""".formatted(target.balances()),
-                    ids(updates), balances(updates), versions(updates),
+                    ids(updates), balances(updates), versions(updates), eventIds(updates),
                     updateExpected.stream().mapToLong(Long::longValue).toArray());
             if (updated != updates.size()) {
                 throw new IllegalStateException((updates.size() - updated) + " of " + updates.size()
@@ -431,11 +446,11 @@ public class ProjectionWriter {
         }
         if (!inserts.isEmpty()) {
             int inserted = jdbc.update("""
-                    INSERT INTO %s (account_id, balance, version, updated_at)
-                    SELECT u.account_id, u.balance, u.version, now()
-                    FROM unnest(?::uuid[], ?::bigint[], ?::bigint[]) AS u(account_id, balance, version)
+                    INSERT INTO %s (account_id, balance, version, event_id, updated_at)
+                    SELECT u.account_id, u.balance, u.version, u.event_id, now()
+                    FROM unnest(?::uuid[], ?::bigint[], ?::bigint[], ?::uuid[]) AS u(account_id, balance, version, event_id)
                     ON CONFLICT (account_id) DO NOTHING""".formatted(target.balances()),
-                    ids(inserts), balances(inserts), versions(inserts));
+                    ids(inserts), balances(inserts), versions(inserts), eventIds(inserts));
             if (inserted != inserts.size()) {
                 throw new IllegalStateException((inserts.size() - inserted) + " of " + inserts.size()
                         + " new accounts appeared under this batch; another consumer wrote them");
@@ -453,6 +468,10 @@ public class ProjectionWriter {
 
     private static long[] versions(List<Balance> rows) {
         return rows.stream().mapToLong(Balance::version).toArray();
+    }
+
+    private static UUID[] eventIds(List<Balance> rows) {
+        return rows.stream().map(Balance::eventId).toArray(UUID[]::new);
     }
 
     private void writeOffsets(Target target, Map<Integer, PartitionProgress> progress) {
@@ -474,6 +493,14 @@ public class ProjectionWriter {
         upsertOffsets(target, partitions, nextOffsets, applied, duplicates);
     }
 
+    /** Counts the held events a release applied (or found already applied) on the live group's partition. */
+    void countReleased(int partition, long applied, long duplicates) {
+        jdbc.update("""
+                UPDATE projection.offsets SET applied = applied + ?, duplicates = duplicates + ?, updated_at = now()
+                WHERE group_id = ? AND topic = ? AND partition = ?""", applied, duplicates, properties.groupId(),
+                properties.topic(), partition);
+    }
+
     private void advance(Target target, ConsumerRecord<String, String> record) {
         upsertOffsets(target, new int[] {record.partition()}, new long[] {record.offset() + 1}, new long[] {0},
                 new long[] {0});
@@ -486,11 +513,10 @@ public class ProjectionWriter {
                 SELECT ?, ?, u.partition, u.next_offset, u.applied, u.duplicates, now()
                 FROM unnest(?::int[], ?::bigint[], ?::bigint[], ?::bigint[]) AS u(partition, next_offset, applied, duplicates)
                 ON CONFLICT (group_id, topic, partition) DO UPDATE
-                SET next_offset = EXCLUDED.next_offset,
+                SET next_offset = greatest(projection.offsets.next_offset, EXCLUDED.next_offset),
                     applied = projection.offsets.applied + EXCLUDED.applied,
                     duplicates = projection.offsets.duplicates + EXCLUDED.duplicates,
-                    updated_at = EXCLUDED.updated_at
-                WHERE projection.offsets.next_offset <= EXCLUDED.next_offset""",
+                    updated_at = EXCLUDED.updated_at""",
                 groupId(target), properties.topic(), partitions, nextOffsets, applied, duplicates);
     }
 }

@@ -2,14 +2,17 @@ package dev.ledgerlab.projector.replay;
 
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.PositionedListener;
+import dev.ledgerlab.projector.apply.ProjectionFaults;
 import dev.ledgerlab.projector.apply.ProjectionWriter;
 import dev.ledgerlab.projector.apply.SeekEpochs;
 import dev.ledgerlab.projector.apply.Target;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.stereotype.Component;
 
 /**
@@ -20,47 +23,54 @@ import org.springframework.stereotype.Component;
 @Component
 public class RebuildListener extends PositionedListener {
 
+    private static final Logger log = LoggerFactory.getLogger(RebuildListener.class);
+
     public static final String ID = "projection-rebuild-listener";
 
     private final Replays replays;
     private final ReplayCoordinator coordinator;
+    private final ProjectionFaults faults;
 
     public RebuildListener(ProjectionWriter writer, SeekEpochs seekEpochs, ProjectorProperties properties,
-            Replays replays, ReplayCoordinator coordinator) {
-        super(writer, seekEpochs, Target.REBUILD, properties.gapRetries());
+            Replays replays, ReplayCoordinator coordinator, ProjectionFaults faults, MeterRegistry meters) {
+        super(writer, seekEpochs, Target.REBUILD, properties, meters);
         this.replays = replays;
         this.coordinator = coordinator;
+        this.faults = faults;
     }
 
     @KafkaListener(id = ID, topics = "${projector.topic}", groupId = "${projector.replay.rebuild-group-id}",
             concurrency = "${projector.concurrency}", batch = "true", autoStartup = "false")
     public void onBatch(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
-        var outcome = writer.applyRebuild(records);
-        if (outcome.stale()) {
-            // Positioned for an earlier rebuild, or none runs any more (the coordinator stops this container then).
-            if (replays.runningRebuild().isPresent()) {
-                reposition(consumer);
-            }
-            return;
+        var outcome = process(records, consumer, writer::applyRebuild,
+                committed -> faults.afterRebuildCommit(committed.applied(), records));
+        if (!outcome.stale()) {
+            trySwap();
         }
-        if (outcome.failedIndex() >= 0 && !parkedAfterRetries(outcome, records, consumer)) {
-            throw new BatchListenerFailedException(outcome.failure().getMessage(), outcome.failure(),
-                    outcome.failedIndex());
-        }
-        swapIfCaughtUp();
+    }
+
+    /** Positioned for an earlier rebuild, or none runs any more (the coordinator stops this container then). */
+    @Override
+    protected boolean repositionWhenStale() {
+        return replays.runningRebuild().isPresent();
     }
 
     /** Without new records no batch comes: the last catching up is noticed here. */
     @Override
     protected void idle(ProjectionWriter.Positions positions) {
         if (positions.epoch() != ProjectionWriter.NO_EPOCH) {
-            swapIfCaughtUp();
+            trySwap();
         }
     }
 
-    private void swapIfCaughtUp() {
-        if (replays.swapIfCaughtUp()) {
-            coordinator.reconcileSoon();
+    /** A failed attempt changed nothing (one transaction): the next batch or idle event tries again. */
+    private void trySwap() {
+        try {
+            if (replays.swapIfCaughtUp()) {
+                coordinator.reconcileSoon();
+            }
+        } catch (RuntimeException e) {
+            log.warn("rebuild swap attempt failed, tried again later: {}", e.getMessage());
         }
     }
 }

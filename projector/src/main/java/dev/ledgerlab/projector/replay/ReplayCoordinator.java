@@ -28,6 +28,7 @@ public class ReplayCoordinator implements DisposableBean {
     private final ExecutorService soon = Executors.newSingleThreadExecutor(r -> new Thread(r, "replay-coordinator"));
     private Instant lastLogged = Instant.EPOCH;
     private Long lastRunLogged;
+    private boolean failing;
 
     public ReplayCoordinator(Replays replays, KafkaListenerEndpointRegistry registry, ReplayProperties properties) {
         this.replays = replays;
@@ -37,6 +38,23 @@ public class ReplayCoordinator implements DisposableBean {
 
     @Scheduled(fixedDelayString = "${projector.replay.coordination-interval:1s}")
     public synchronized void reconcile() {
+        try {
+            reconcileNow();
+            if (failing) {
+                log.info("replay coordination works again");
+                failing = false;
+            }
+        } catch (RuntimeException e) {
+            // PostgreSQL away: nothing to coordinate until it is back. Said once, not every second.
+            if (!failing) {
+                log.warn("cannot look at projection.replays ({}); trying every {}", e.getMessage(),
+                        properties.coordinationInterval());
+                failing = true;
+            }
+        }
+    }
+
+    private void reconcileNow() {
         var container = registry.getListenerContainer(RebuildListener.ID);
         var running = replays.running();
         boolean rebuilding = running.isPresent() && "rebuild".equals(running.get().kind());

@@ -2,6 +2,7 @@ package dev.ledgerlab.projector.replay;
 
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.ReplayProperties;
+import dev.ledgerlab.projector.apply.ProjectionFaults;
 import dev.ledgerlab.projector.apply.Target;
 import dev.ledgerlab.projector.operate.LogEndOffsets;
 import java.time.Instant;
@@ -40,14 +41,16 @@ public class Replays {
     private final ProjectorProperties properties;
     private final ReplayProperties replay;
     private final LogEndOffsets logEnd;
+    private final ProjectionFaults faults;
 
     public Replays(JdbcTemplate jdbc, TransactionTemplate transactions, ProjectorProperties properties,
-            ReplayProperties replay, LogEndOffsets logEnd) {
+            ReplayProperties replay, LogEndOffsets logEnd, ProjectionFaults faults) {
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.properties = properties;
         this.replay = replay;
         this.logEnd = logEnd;
+        this.faults = faults;
     }
 
     /**
@@ -200,6 +203,7 @@ public class Replays {
                 FROM projection.offsets WHERE group_id = ? AND topic = ?""", properties.groupId(), properties.topic());
         var detail = "swapped at offsets {" + swappedAt.get("offsets") + "}";
         finish(id, "completed", detail, properties.groupId());
+        faults.duringSwap();
         return detail;
     }
 

@@ -1,5 +1,6 @@
 package dev.ledgerlab.projector.web;
 
+import dev.ledgerlab.db.DatabaseFailures;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -27,6 +28,13 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        if (DatabaseFailures.unavailable(e)) {
+            // Within the pool's connection timeout (2 s), not Hikari's default 30 s: a reader can tell "later" from "bug".
+            log.warn("database unavailable: {}", e.getMessage());
+            return problem(new ProjectorProblem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
+                    "The database is unavailable; retry later", "the database cannot be reached: retry later",
+                    java.util.Map.of()));
+        }
         log.error("unexpected error", e);
         return problem(new ProjectorProblem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", "Internal error",
                 "the request failed", java.util.Map.of()));
