@@ -3,11 +3,13 @@ package dev.ledgerlab.proofs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ledgerlab.proofs.support.Faults;
+import dev.ledgerlab.proofs.support.GroupOffsets;
 import dev.ledgerlab.proofs.support.Http;
+import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
-import dev.ledgerlab.testkit.Infrastructure;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -38,8 +41,7 @@ class ConsumerGroupProofTest {
     @Test
     void sharesThePartitionsBetweenTwoProjectorsAndHandsThemOverWhenOneIsKilled() throws Exception {
         long seed = System.nanoTime();
-        System.out.println("scenario 5 seed=" + seed);
-        try (var pipeline = new Pipeline(TestInfrastructure.get())) {
+        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_takeover")) {
             var api = pipeline.commandApi();
             pipeline.relay();
             var first = pipeline.projector();
@@ -53,29 +55,25 @@ class ConsumerGroupProofTest {
                 assertThat(a.size() + b.size()).isEqualTo(6);
             });
             var accounts = Pipeline.openAccounts(api, 12);
-            try (var load = new Load(api, accounts, 2, seed)) {
+            try (var load = new Load(api, accounts, seed)) {
                 long target = Pipeline.status(first).get("applied").asLong() + 300;
                 await().atMost(Duration.ofSeconds(60)).until(() ->
                         Pipeline.status(second).get("applied").asLong() >= target);
                 var before = assigned(second);
-                first.kill();
+                assertThat(first.kill()).as("SIGKILL").isEqualTo(137);
                 long killed = System.nanoTime();
                 await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).until(() ->
                         assigned(second).size() == 6);
                 long takeoverMillis = (System.nanoTime() - killed) / 1_000_000;
-                long acceptedAfterTakeover = load.accepted();
-                await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() > acceptedAfterTakeover + 100);
+                load.awaitMore(100, Duration.ofSeconds(60));
                 load.close();
 
-                pipeline.awaitQuiet(Duration.ofSeconds(120));
-                for (var account : accounts) {
-                    assertThat(Http.get(second.port(), "/accounts/" + account + "/balance").json().get("balance")
-                            .asLong()).isEqualTo(load.sum(account));
-                }
-                Pipeline.assertInvariantsHold(second);
-                System.out.printf("scenario 5: survivor held %s, took over all 6 partitions %d ms after the kill; "
-                        + "%d deposits, duplicates skipped %d%n", before, takeoverMillis, load.accepted(),
-                        Pipeline.status(second).get("duplicates").asLong());
+                pipeline.assertProjectedAsTold(second, accounts, load);
+                assertThat(Pipeline.status(second).get("redeliveredSinceStart").asLong())
+                        .as("the survivor started the dead member's partitions at their stored offsets").isZero();
+                var verdict = IndependentChecker.assertConsistent(pipeline);
+                System.out.printf("scenario 5 seed=%d: survivor held %s, took over all 6 partitions %d ms after the"
+                        + " kill; redelivered 0; %s; %s%n", seed, before, takeoverMillis, load.counts(), verdict);
                 assertThat(takeoverMillis).as("takeover well before Kafka's default 45 s session").isLessThan(30_000);
             }
         }
@@ -83,14 +81,7 @@ class ConsumerGroupProofTest {
 
     @Test
     void givesWorkToOnlyAsManyProjectorsAsThereArePartitions() throws Exception {
-        var infra = TestInfrastructure.get();
-        var three = new Pipeline(TestInfrastructure.get()).infrastructure();
-        new Pipeline(infra).execute("CREATE DATABASE proof_three");
-        var url = infra.jdbcUrl().substring(0, infra.jdbcUrl().lastIndexOf('/')) + "/proof_three";
-        var separate = new Infrastructure(url, three.username(), three.password(), three.bootstrapServers());
-        try (var pipeline = new Pipeline(separate, "--relay.topic=accounts.three", "--relay.partitions=3",
-                "--relay.slot-name=proof_three", "--relay.publication-name=proof_three",
-                "--projector.topic=accounts.three", "--projector.dead-letter-topic=accounts.three.dlt")) {
+        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_three", "--relay.partitions=3")) {
             var api = pipeline.commandApi();
             pipeline.relay();
             var projectors = startInParallel(pipeline, 5);
@@ -121,13 +112,15 @@ class ConsumerGroupProofTest {
                         .get("balance").asLong()).isEqualTo(10 + i);
             }
             Pipeline.assertInvariantsHold(projectors.get(0));
-            System.out.printf("scenario 6: five members on three partitions received %s records%n", received);
+            var verdict = IndependentChecker.assertConsistent(pipeline);
+            System.out.printf("scenario 6: five members on three partitions received %s records; %s%n", received,
+                    verdict);
         }
     }
 
     @Test
     void recognisesEveryEventAsADuplicateWhenTheGroupReplaysFromTheEarliestOffset() throws Exception {
-        try (var pipeline = new Pipeline(TestInfrastructure.get())) {
+        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_rewind")) {
             var api = pipeline.commandApi();
             pipeline.relay();
             var projector = pipeline.projector();
@@ -145,10 +138,11 @@ class ConsumerGroupProofTest {
             long duplicatesBefore = pipeline.queryLong("SELECT sum(duplicates) FROM projection.offsets");
 
             // What kafka-consumer-groups --reset-offsets --to-earliest does: rewind the group's committed offsets.
-            rewindKafkaGroup(pipeline.infrastructure());
+            rewindKafkaGroup(pipeline);
             // The projector's position lives in projection.offsets with the balances; rewinding the group means
             // rewinding it there too, or the projector would just continue where the database says it stopped.
-            pipeline.execute("UPDATE projection.offsets SET next_offset = 0 WHERE group_id = 'projection'");
+            pipeline.execute("UPDATE projection.offsets SET next_offset = 0 WHERE group_id = '" + pipeline.group()
+                    + "'");
             long records = pipeline.queryLong("SELECT count(*) FROM ledger.events");
             var replaying = pipeline.projector();
 
@@ -160,10 +154,60 @@ class ConsumerGroupProofTest {
                     .isEqualTo(appliedBefore);
             assertThat(digest(pipeline, balances)).as("balances unchanged").isEqualTo(digestBefore);
             Pipeline.assertInvariantsHold(replaying);
+            assertThat(duplicates).as("every record read again is a duplicate").isEqualTo(records);
+            var verdict = IndependentChecker.assertConsistent(pipeline, Set.of(), records);
             System.out.printf("scenario 7: replay from offset zero re-read %d records (%d events stored): %d "
-                    + "recognised as duplicates, 0 applied%n",
+                    + "recognised as duplicates, 0 applied; %s%n",
                     Pipeline.status(replaying).get("partitions").findValues("logEndOffset").stream()
-                            .mapToLong(n -> n.asLong()).sum(), records, duplicates);
+                            .mapToLong(n -> n.asLong()).sum(), records, duplicates, verdict);
+        }
+    }
+
+    @Test
+    void refusesTheBatchAFrozenMemberHeldWhenItWakesAfterTheGroupHasMovedOn() throws Exception {
+        long seed = System.nanoTime();
+        int batch = 3 + new Random(seed).nextInt(5);
+        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_zombie")) {
+            var api = pipeline.commandApi();
+            pipeline.relay();
+            var survivor = pipeline.projector();
+            var accounts = Pipeline.openAccounts(api, 12);
+            try (var load = new Load(api, accounts, seed)) {
+                // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
+                var zombie = pipeline.projectorUnready("--projector.faults.halt-at=freeze-holding-batch",
+                        "--projector.faults.halt-after-batches=" + batch);
+                await().atMost(Duration.ofSeconds(120)).until(zombie::isFrozen);
+                var freezing = Faults.faultLine(zombie);
+                var held = Faults.batchRanges(freezing);
+                long heldRecords = held.values().stream().mapToLong(range -> range[1] - range[0] + 1).sum();
+                long frozen = System.nanoTime();
+                // Its session expires; the survivor takes every partition and applies past the records it holds.
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        assigned(survivor).size() == 6);
+                long takeoverMillis = (System.nanoTime() - frozen) / 1_000_000;
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    var stored = GroupOffsets.storedWithTheProjection(pipeline);
+                    return held.entrySet().stream().allMatch(e ->
+                            stored.getOrDefault(e.getKey(), 0L) > e.getValue()[1]);
+                });
+                long appliedBeforeWaking = pipeline.applied();
+
+                zombie.signal("CONT");
+
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
+                        !zombie.logLines("projector resumed (SIGCONT)").isEmpty()
+                        && Pipeline.status(zombie).get("redeliveredSinceStart").asLong() >= heldRecords);
+                load.awaitMore(100, Duration.ofSeconds(60));
+                load.close();
+                pipeline.assertProjectedAsTold(survivor, accounts, load);
+                var verdict = IndependentChecker.assertConsistent(pipeline);
+                System.out.printf("zombie seed=%d: a member froze holding batch %d %s (%d records); the survivor held"
+                        + " all 6 partitions %d ms later and applied past them; woken, the zombie tried its batch and"
+                        + " refused all %d as below the stored offsets (%d applications counted meanwhile by others);"
+                        + " %s; %s%n", seed, batch, freezing, heldRecords, takeoverMillis,
+                        Pipeline.status(zombie).get("redeliveredSinceStart").asLong(),
+                        pipeline.applied() - appliedBeforeWaking, load.counts(), verdict);
+            }
         }
     }
 
@@ -199,15 +243,16 @@ class ConsumerGroupProofTest {
         }
     }
 
-    private static void rewindKafkaGroup(Infrastructure infra) throws Exception {
-        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()))) {
+    private static void rewindKafkaGroup(Pipeline pipeline) throws Exception {
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                pipeline.infrastructure().bootstrapServers()))) {
             Map<TopicPartition, OffsetAndMetadata> earliest = new HashMap<>();
             for (int p = 0; p < 6; p++) {
-                earliest.put(new TopicPartition("accounts.events", p), new OffsetAndMetadata(0));
+                earliest.put(new TopicPartition(pipeline.topic(), p), new OffsetAndMetadata(0));
             }
             // The group must be empty to be rewound; the stopped projector's leave may take a moment to land.
             await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
-                admin.alterConsumerGroupOffsets("projection", earliest).all().get(10, TimeUnit.SECONDS);
+                admin.alterConsumerGroupOffsets(pipeline.group(), earliest).all().get(10, TimeUnit.SECONDS);
                 return true;
             });
         }

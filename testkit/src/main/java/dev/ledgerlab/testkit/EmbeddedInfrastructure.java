@@ -26,14 +26,18 @@ final class EmbeddedInfrastructure implements RunningInfrastructure {
 
     static EmbeddedInfrastructure start() {
         deleteEarlierRuns();
-        String unique = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-pid"
-                + ProcessHandle.current().pid();
-        EmbeddedStack.Settings settings = EmbeddedStack.Settings.under(ROOT.resolve(unique))
+        EmbeddedStack.Settings settings = EmbeddedStack.Settings.under(newRunDirectory("stack"))
                 .withFreePorts()
                 .withPostgresSetting("fsync", "off")
                 .withPostgresSetting("synchronous_commit", "off")
                 .withFresh(true);
         return new EmbeddedInfrastructure(EmbeddedStack.start(settings));
+    }
+
+    /** A directory of this JVM's own under {@link #ROOT}, named for the time, this JVM and what it holds. */
+    static Path newRunDirectory(String what) {
+        return ROOT.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-pid"
+                + ProcessHandle.current().pid() + "-" + what);
     }
 
     /**

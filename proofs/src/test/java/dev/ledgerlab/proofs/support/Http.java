@@ -15,9 +15,25 @@ public final class Http {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    public record Response(int statusCode, String body) {
+    /** {@code statusCode} 0: no answer (connection refused or broken, or the request timed out). */
+    public record Response(int statusCode, String body, java.util.Map<String, java.util.List<String>> headers) {
         public JsonNode json() {
             return JSON.readTree(body);
+        }
+
+        public String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);
+        }
+
+        /** The problem type of a problem+json answer, or null. */
+        public String problemType() {
+            try {
+                var type = json().get("type");
+                return type == null ? null : type.asString();
+            } catch (RuntimeException e) {
+                return null;
+            }
         }
     }
 
@@ -28,9 +44,18 @@ public final class Http {
         return send(HttpRequest.newBuilder(uri(port, path)).GET());
     }
 
-    public static Response post(int port, String path, String json) {
-        return send(HttpRequest.newBuilder(uri(port, path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    /** @param headers more request headers, as name, value, name, value ... */
+    public static Response post(int port, String path, String json, String... headers) {
+        var request = HttpRequest.newBuilder(uri(port, path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request);
+    }
+
+    public static Response delete(int port, String path) {
+        return send(HttpRequest.newBuilder(uri(port, path)).DELETE());
     }
 
     private static URI uri(int port, String path) {
@@ -41,9 +66,9 @@ public final class Http {
         try {
             var response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            return new Response(response.statusCode(), response.body());
+            return new Response(response.statusCode(), response.body(), response.headers().map());
         } catch (java.io.IOException e) {
-            return new Response(0, e.toString());
+            return new Response(0, e.toString(), java.util.Map.of());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -1,67 +1,206 @@
 package dev.ledgerlab.proofs.support;
 
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Deposits flowing through the command API from a few client threads until stopped. It remembers what every
- * accepted deposit added, so a proof can compare the projection with what clients were told.
+ * Commands flowing through the command API from several client threads until stopped: deposits, and withdrawals
+ * that the balance may refuse. Each client waits {@link #PAUSE} between the answer to one command and the next, so
+ * that eight of them leave the two cores to the services under test rather than saturate them (a few hundred commands
+ * per second, as many as the faults need in flight). Every command carries an Idempotency-Key of its own; a client that gets no answer
+ * (the API killed, the connection broken) or {@code 503 database-unavailable} sends the same request with the same
+ * key again, as a careful client would, until it gets an answer (at most two minutes). It remembers what every
+ * accepted command did, so a proof can compare the projection with what clients were told.
  */
 public final class Load implements AutoCloseable {
 
-    private final ExecutorService clients;
+    /** At least this many client threads, as the proofs promise. */
+    public static final int CLIENTS = 8;
+    public static final Duration PAUSE = Duration.ofMillis(40);
+    private static final String UNAVAILABLE = "urn:ledgerlab:problem:database-unavailable";
+    private static final String INSUFFICIENT_FUNDS = "urn:ledgerlab:problem:insufficient-funds";
+
+    /**
+     * @param accepted commands answered 200 (once, whatever the retries)
+     * @param refused withdrawals answered 409 insufficient-funds
+     * @param unanswered attempts that got no answer at all (connection refused, reset, timed out)
+     * @param unavailable attempts answered 503 database-unavailable
+     * @param slowestUnavailableMillis the longest any 503 took to arrive
+     * @param retried commands that needed more than one attempt
+     * @param replayed retries answered from the stored response (Idempotent-Replayed: the first attempt had committed)
+     */
+    public record Counts(long accepted, long refused, long unanswered, long unavailable, long slowestUnavailableMillis,
+            long retried, long replayed, long seconds, long meanMillis) {
+        @Override
+        public String toString() {
+            return CLIENTS + " clients for " + seconds + " s: " + accepted + " accepted (mean answer " + meanMillis
+                    + " ms), " + refused + " refused (409), " + retried
+                    + " retried with their key after " + unanswered + " unanswered and " + unavailable
+                    + " 503 database-unavailable attempts (slowest 503 " + slowestUnavailableMillis + " ms), "
+                    + replayed + " answered from the stored response";
+        }
+    }
+
+    private final ServiceProcess api;
+    private final long began = System.nanoTime();
+    private final ScheduledExecutorService clients;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong unanswered = new AtomicLong();
+    private final AtomicLong unavailable = new AtomicLong();
+    private final AtomicLong slowestUnavailable = new AtomicLong();
+    private final AtomicLong retried = new AtomicLong();
+    private final AtomicLong replayed = new AtomicLong();
+    private final AtomicLong answeredNanos = new AtomicLong();
+    private final AtomicLong answers = new AtomicLong();
     private final Map<UUID, AtomicLong> sums = new ConcurrentHashMap<>();
-    private final List<Future<?>> workers = new java.util.ArrayList<>();
+    private final Set<UUID> acceptedEvents = ConcurrentHashMap.newKeySet();
+    private final List<Future<?>> workers = new ArrayList<>();
 
-    public Load(ServiceProcess commandApi, List<UUID> accounts, int threads, long seed) {
-        clients = Executors.newFixedThreadPool(threads);
+    public Load(ServiceProcess api, List<UUID> accounts, long seed) {
+        this(api, accounts, CLIENTS, seed);
+    }
+
+    public Load(ServiceProcess api, List<UUID> accounts, int threads, long seed) {
+        this.api = api;
+        clients = Executors.newScheduledThreadPool(threads);
         accounts.forEach(a -> sums.put(a, new AtomicLong()));
         for (int t = 0; t < threads; t++) {
             var random = new Random(seed + t);
-            workers.add(clients.submit(() -> {
-                while (running.get()) {
-                    var account = accounts.get(random.nextInt(accounts.size()));
-                    long amount = 1 + random.nextInt(10_000);
-                    var response = Pipeline.deposit(commandApi, account, amount);
-                    if (response.statusCode() != 200) {
-                        throw new IllegalStateException("deposit refused: " + response.statusCode() + " "
-                                + response.body());
-                    }
-                    sums.get(account).addAndGet(amount);
-                    accepted.incrementAndGet();
+            var keyPrefix = "load-" + seed + "-" + t + "-";
+            var sequence = new AtomicLong();
+            // One command per run; a client that fails stops there, and its future says why (see failFast, close).
+            workers.add(clients.scheduleWithFixedDelay(() -> {
+                if (!running.get()) {
+                    return;
                 }
-                return null;
-            }));
+                var account = accounts.get(random.nextInt(accounts.size()));
+                boolean withdraw = random.nextInt(4) == 0;
+                long amount = 1 + random.nextInt(withdraw ? 20_000 : 10_000);
+                var path = "/accounts/" + account + (withdraw ? "/withdrawals" : "/deposits");
+                var response = send(path, "{\"amount\":" + amount + "}", keyPrefix + sequence.getAndIncrement());
+                if (response.statusCode() == 200) {
+                    sums.get(account).addAndGet(withdraw ? -amount : amount);
+                    acceptedEvents.add(UUID.fromString(response.json().get("eventId").asString()));
+                    accepted.incrementAndGet();
+                } else if (withdraw && response.statusCode() == 409
+                        && INSUFFICIENT_FUNDS.equals(response.problemType())) {
+                    refused.incrementAndGet();
+                } else {
+                    throw new IllegalStateException(path + " answered " + response.statusCode() + " "
+                            + response.body());
+                }
+            }, 0, PAUSE.toMillis(), TimeUnit.MILLISECONDS));
         }
+    }
+
+    /** One command, sent again with its key for as long as it gets no answer or 503 database-unavailable. */
+    private Http.Response send(String path, String body, String key) {
+        var first = attempt(path, body, key);
+        if (!retryable(first)) {
+            return first;
+        }
+        retried.incrementAndGet();
+        var answer = await().atMost(Duration.ofMinutes(2)).pollInSameThread().pollDelay(Duration.ofMillis(200))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> attempt(path, body, key), response -> !retryable(response));
+        if ("true".equals(answer.header("Idempotent-Replayed"))) {
+            replayed.incrementAndGet();
+        }
+        return answer;
+    }
+
+    private Http.Response attempt(String path, String body, String key) {
+        long started = System.nanoTime();
+        var response = Http.post(api.port(), path, body, "Idempotency-Key", key);
+        if (response.statusCode() != 0) {
+            answeredNanos.addAndGet(System.nanoTime() - started);
+            answers.incrementAndGet();
+        }
+        if (response.statusCode() == 0) {
+            unanswered.incrementAndGet();
+        } else if (response.statusCode() == 503 && UNAVAILABLE.equals(response.problemType())) {
+            unavailable.incrementAndGet();
+            slowestUnavailable.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
+        }
+        return response;
+    }
+
+    private static boolean retryable(Http.Response response) {
+        return response.statusCode() == 0
+                || response.statusCode() == 503 && UNAVAILABLE.equals(response.problemType());
     }
 
     public long accepted() {
         return accepted.get();
     }
 
+    /** What the accepted commands added to this account, withdrawals subtracted. */
     public long sum(UUID account) {
         return sums.get(account).get();
     }
 
-    /** Stops the clients and rethrows what any of them failed with. */
+    /** The event id of every accepted command, as its answer gave it. */
+    public Set<UUID> acceptedEvents() {
+        return Set.copyOf(acceptedEvents);
+    }
+
+    public Counts counts() {
+        return new Counts(accepted.get(), refused.get(), unanswered.get(), unavailable.get(), slowestUnavailable.get(),
+                retried.get(), replayed.get(), (System.nanoTime() - began) / 1_000_000_000,
+                answers.get() == 0 ? 0 : answeredNanos.get() / answers.get() / 1_000_000);
+    }
+
+    /** Waits until at least {@code more} commands beyond those accepted so far are accepted. */
+    public void awaitMore(long more, Duration timeout) {
+        long target = accepted.get() + more;
+        await().atMost(timeout).until(() -> {
+            failFast();
+            return accepted.get() >= target;
+        });
+    }
+
+    /** A client that failed stops the wait at once, with its failure, instead of timing it out. */
+    private void failFast() throws Exception {
+        for (var worker : workers) {
+            if (worker.isDone() && !worker.isCancelled()) {
+                try {
+                    worker.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw new IllegalStateException("a load client failed: " + e.getCause(), e.getCause());
+                }
+            }
+        }
+    }
+
+    /** Stops the clients (each finishes its command, retries included) and rethrows what any of them failed with. */
     @Override
     public void close() throws Exception {
-        running.set(false);
+        if (!running.getAndSet(false)) {
+            return;
+        }
         try {
-            for (var worker : workers) {
-                worker.get(60, TimeUnit.SECONDS);
+            failFast();
+            clients.shutdown();
+            if (!clients.awaitTermination(150, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("a client did not finish its command within 150 s");
             }
+            failFast();
         } finally {
             clients.shutdownNow();
         }

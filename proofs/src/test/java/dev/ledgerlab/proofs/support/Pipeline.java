@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.commandapi.CommandApiApplication;
-import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.testkit.Infrastructure;
@@ -12,34 +11,74 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Properties;
-import java.util.Set;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The services of one pipeline as processes against one PostgreSQL database and one Kafka cluster, and what
- * the proofs ask of them: commands over HTTP, "is it quiet yet", the invariant checker, the topic's records.
+ * The services of one pipeline as processes, and what the proofs ask of them: commands over HTTP, "is it quiet
+ * yet", the checkers, the topic's records. Each pipeline has a database, a topic, a dead-letter topic, a replication
+ * slot and consumer groups of its own, all named after it: proofs never see each other's events or counts, pass in
+ * any order, and every figure they assert (events, applications, duplicates) is exactly theirs.
  */
 public final class Pipeline implements AutoCloseable {
 
+    private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,40}");
+
+    private final Infrastructure server;
     private final Infrastructure infrastructure;
+    private final String name;
     private final List<String> extraArgs;
     private final List<ServiceProcess> started = new ArrayList<>();
 
-    public Pipeline(Infrastructure infrastructure, String... extraArgs) {
-        this.infrastructure = infrastructure;
-        this.extraArgs = List.of(extraArgs);
+    private Pipeline(Infrastructure server, String name, List<String> extraArgs) {
+        this.server = server;
+        this.name = name;
+        this.extraArgs = extraArgs;
+        this.infrastructure = new Infrastructure(
+                server.jdbcUrl().replaceFirst("/[^/?]+(\\?|$)", "/" + name + "$1"), server.username(),
+                server.password(), server.bootstrapServers());
+    }
+
+    /**
+     * A pipeline named {@code name} (lower case, digits, underscores) on this PostgreSQL server and Kafka: creates its
+     * database; its services create the rest as they start.
+     */
+    public static Pipeline isolated(Infrastructure server, String name, String... extraArgs) {
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("a pipeline name is lower case, digits and underscores: " + name);
+        }
+        var pipeline = new Pipeline(server, name, List.of(extraArgs));
+        try (var connection = DriverManager.getConnection(server.jdbcUrl(), server.username(), server.password());
+                var statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create database " + name, e);
+        }
+        return pipeline;
     }
 
     public Infrastructure infrastructure() {
         return infrastructure;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String topic() {
+        return name + ".events";
+    }
+
+    public String deadLetterTopic() {
+        return name + ".events.dlt";
+    }
+
+    /** The live consumer group of its projectors. */
+    public String group() {
+        return name;
     }
 
     private List<String> args(String... more) {
@@ -47,7 +86,14 @@ public final class Pipeline implements AutoCloseable {
                 "--spring.datasource.url=" + infrastructure.jdbcUrl(),
                 "--spring.datasource.username=" + infrastructure.username(),
                 "--spring.datasource.password=" + infrastructure.password(),
-                "--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers()));
+                "--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers(),
+                "--relay.topic=" + topic(),
+                "--relay.slot-name=" + name,
+                "--relay.publication-name=" + name,
+                "--projector.topic=" + topic(),
+                "--projector.dead-letter-topic=" + deadLetterTopic(),
+                "--projector.group-id=" + group(),
+                "--projector.replay.rebuild-group-id=" + group() + "-rebuild"));
         args.addAll(extraArgs);
         args.addAll(List.of(more));
         return args;
@@ -61,8 +107,18 @@ public final class Pipeline implements AutoCloseable {
         return track(ServiceProcess.start("relay", OutboxRelayApplication.class, args(more)));
     }
 
+    /** A relay armed to halt by itself (relay.faults.*): not waited for, it may halt before it reports ready. */
+    public ServiceProcess relayUnready(String... more) {
+        return track(ServiceProcess.startUnready("relay", OutboxRelayApplication.class, args(more)));
+    }
+
     public ServiceProcess projector(String... more) {
         return track(ServiceProcess.start("projector", ProjectorApplication.class, args(more)));
+    }
+
+    /** A projector armed to stop by itself (projector.faults.*): not waited for, it may stop before it is ready. */
+    public ServiceProcess projectorUnready(String... more) {
+        return track(ServiceProcess.startUnready("projector", ProjectorApplication.class, args(more)));
     }
 
     private ServiceProcess track(ServiceProcess process) {
@@ -103,7 +159,7 @@ public final class Pipeline implements AutoCloseable {
      */
     public void awaitQuiet(Duration timeout) {
         try {
-            await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> behind() == 0);
+            await().atMost(timeout).pollInterval(Duration.ofMillis(250)).ignoreExceptions().until(() -> behind() == 0);
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("the pipeline did not go quiet within " + timeout + ":\n" + whyNotQuiet(), e);
         }
@@ -112,9 +168,7 @@ public final class Pipeline implements AutoCloseable {
     /** What keeps the pipeline from being quiet: accounts behind, parked accounts, and the stored offsets. */
     public String whyNotQuiet() {
         var report = new StringBuilder();
-        try (var connection = DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
-                infrastructure.password());
-                var statement = connection.createStatement()) {
+        try (var connection = connect(); var statement = connection.createStatement()) {
             appendRows(report, "accounts behind (account, written version, projected version)",
                     statement.executeQuery("""
                     SELECT a.account_id, a.version, b.version FROM ledger.accounts a
@@ -157,10 +211,13 @@ public final class Pipeline implements AutoCloseable {
                      + (SELECT count(*) FROM projection.parked_accounts)""");
     }
 
-    public long queryLong(String sql) throws SQLException {
-        try (var connection = DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
+    public java.sql.Connection connect() throws SQLException {
+        return DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
                 infrastructure.password());
-                var statement = connection.createStatement();
+    }
+
+    public long queryLong(String sql) throws SQLException {
+        try (var connection = connect(); var statement = connection.createStatement();
                 var rs = statement.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -168,14 +225,36 @@ public final class Pipeline implements AutoCloseable {
     }
 
     public void execute(String sql) throws SQLException {
-        try (var connection = DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
-                infrastructure.password());
-                var statement = connection.createStatement()) {
+        try (var connection = connect(); var statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }
 
-    /** Runs the invariant checker and asserts it found nothing; returns its report. */
+    /** The applications and duplicates the live group counted, from projection.offsets. */
+    public long applied() throws SQLException {
+        return queryLong("SELECT coalesce(sum(applied), 0) FROM projection.offsets WHERE group_id = '" + group() + "'");
+    }
+
+    public long duplicatesSkipped() throws SQLException {
+        return queryLong("SELECT coalesce(sum(duplicates), 0) FROM projection.offsets WHERE group_id = '" + group()
+                + "'");
+    }
+
+    /**
+     * Once the pipeline is quiet: each account's balance on this projector is what the load's clients were told, and
+     * the projector's own invariant checker finds nothing.
+     */
+    public void assertProjectedAsTold(ServiceProcess projector, List<UUID> accounts, Load load) {
+        awaitQuiet(Duration.ofSeconds(120));
+        for (var account : accounts) {
+            var projected = Http.get(projector.port(), "/accounts/" + account + "/balance").json();
+            assertThat(projected.get("balance").asLong()).as("balance of %s on %s", account, projector)
+                    .isEqualTo(load.sum(account));
+        }
+        assertInvariantsHold(projector);
+    }
+
+    /** Runs the projector's own invariant checker and asserts it found nothing; returns its report. */
     public static JsonNode assertInvariantsHold(ServiceProcess projector) {
         var report = Http.get(projector.port(), "/projection/invariants").json();
         assertThat(report.get("violations").size()).as("violations: %s", report.get("violations")).isZero();
@@ -184,49 +263,19 @@ public final class Pipeline implements AutoCloseable {
         return report;
     }
 
-    /** What the topic holds for these accounts: records, and distinct event ids among them. */
-    public record TopicCount(long records, long distinctEvents) {
-        public long duplicates() {
-            return records - distinctEvents;
-        }
-    }
-
-    public TopicCount countTopic(String topic, Set<UUID> accounts) {
-        var keys = new HashSet<String>();
-        accounts.forEach(a -> keys.add(a.toString()));
-        var props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infrastructure.bootstrapServers());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "proof-reader-" + UUID.randomUUID());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        long[] records = {0};
-        var ids = new HashSet<UUID>();
-        try (var consumer = new KafkaConsumer<String, String>(props)) {
-            consumer.subscribe(List.of(topic));
-            await().atMost(Duration.ofSeconds(60)).until(() -> {
-                for (var record : consumer.poll(Duration.ofMillis(200))) {
-                    if (keys.contains(record.key())) {
-                        records[0]++;
-                        ids.add(EventCodec.fromJson(record.value()).eventId());
-                    }
-                }
-                var assignment = consumer.assignment();
-                if (assignment.isEmpty()) {
-                    return false;
-                }
-                var ends = consumer.endOffsets(assignment);
-                return assignment.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
-            });
-        }
-        return new TopicCount(records[0], ids.size());
-    }
-
-    /** Stops every process this pipeline started that is still alive. */
+    /** Stops every process this pipeline started that is still alive, then drops its replication slot. */
     @Override
     public void close() {
         for (int i = started.size() - 1; i >= 0; i--) {
             started.get(i).close();
+        }
+        // Slots belong to the whole server (ten at most) and keep WAL for as long as they exist.
+        try (var connection = DriverManager.getConnection(server.jdbcUrl(), server.username(), server.password());
+                var statement = connection.createStatement()) {
+            statement.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                    + " WHERE slot_name = '" + name + "' AND NOT active");
+        } catch (SQLException e) {
+            System.err.println("could not drop replication slot " + name + ": " + e.getMessage());
         }
     }
 }

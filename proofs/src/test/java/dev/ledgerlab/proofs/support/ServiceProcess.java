@@ -9,58 +9,106 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One service as a JVM of its own, started from this module's test classpath, so that a kill is a real
- * {@code SIGKILL} of a real process: no shutdown hook runs, no transaction commits, sockets just drop.
+ * {@code SIGKILL} of a real process: no shutdown hook runs, no transaction commits, sockets just drop. A restart
+ * runs the same command line on the same port, as a supervisor would, so clients find it where it was.
  */
 public final class ServiceProcess implements AutoCloseable {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /** Every port handed out in this JVM: a free port is only free until someone binds it. */
+    private static final Set<Integer> PORTS = new HashSet<>();
     private static final Path LOGS = Path.of("target", "proof-logs");
 
     private final String name;
-    private final Process process;
+    private final String main;
+    private final List<String> command;
     private final int port;
-    private final Path log;
+    private volatile Process process;
+    private volatile Path log;
 
-    private ServiceProcess(String name, Process process, int port, Path log) {
+    private ServiceProcess(String name, String main, List<String> command, int port) {
         this.name = name;
-        this.process = process;
+        this.main = main;
+        this.command = List.copyOf(command);
         this.port = port;
-        this.log = log;
     }
 
     /** Starts {@code main} with these Spring Boot arguments on a free port and waits until it is ready. */
     public static ServiceProcess start(String name, Class<?> main, List<String> args) {
-        int port = EmbeddedStack.freePort();
+        return launch(name, main, args, true);
+    }
+
+    /** Starts it without waiting for readiness: for a process expected to stop on its own (a fault seam). */
+    public static ServiceProcess startUnready(String name, Class<?> main, List<String> args) {
+        return launch(name, main, args, false);
+    }
+
+    private static ServiceProcess launch(String name, Class<?> main, List<String> args, boolean awaitReady) {
+        int port = newPort();
         var command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                // Small and quick to start: several of these share two cores with the test and the brokers.
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp", ClassDataSharing.classpath(),
                 main.getName(),
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off"));
         command.addAll(args);
+        var service = new ServiceProcess(name, main.getName(), command, port);
+        service.spawn();
+        if (awaitReady) {
+            service.awaitReady();
+        }
+        return service;
+    }
+
+    /**
+     * A free port never handed out before in this JVM. Processes started side by side each take a free port before
+     * any of them binds it, and the kernel may offer the same one twice (seen: two of five projectors on one port).
+     */
+    private static synchronized int newPort() {
+        int port;
+        do {
+            port = EmbeddedStack.freePort();
+        } while (!PORTS.add(port));
+        return port;
+    }
+
+    private void spawn() {
         try {
             Files.createDirectories(LOGS);
-            var log = LOGS.resolve(name + "-" + SEQUENCE.incrementAndGet() + ".log");
-            var process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            log = LOGS.resolve(name + "-" + SEQUENCE.incrementAndGet() + ".log");
+            var flags = ClassDataSharing.flags(main);
+            var full = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    // Small and quick to start: several of these share two cores with the test and the brokers.
+                    "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+            full.addAll(flags);
+            full.addAll(command);
+            var started = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            started.onExit().thenRun(() -> ClassDataSharing.exited(main, flags));
             // A test JVM that ends (or fails) must not leave services running on its ports.
-            Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "stop-" + name));
-            var service = new ServiceProcess(name, process, port, log);
-            service.awaitReady();
-            return service;
+            Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "stop-" + name));
+            process = started;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
         }
     }
 
-    private void awaitReady() {
+    /** Starts the same command line again, on the same port, once the previous process is gone; waits until ready. */
+    public void restart() {
+        if (process.isAlive()) {
+            throw new IllegalStateException(this + " is still running");
+        }
+        spawn();
+        awaitReady();
+    }
+
+    public void awaitReady() {
         try {
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).until(() -> {
                 if (!process.isAlive()) {
@@ -83,14 +131,46 @@ public final class ServiceProcess implements AutoCloseable {
         return port;
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** SIGKILL, then wait for the process to be gone. */
-    public void kill() {
+    /** SIGKILL, then wait for the process to be gone; returns its exit code (137). */
+    public int kill() {
         process.destroyForcibly();
-        waitFor();
+        return awaitExit(Duration.ofSeconds(30));
+    }
+
+    /**
+     * Sends a signal by name ({@code STOP}, {@code CONT}) through kill(1): the JDK can only send TERM and KILL.
+     */
+    public void signal(String signal) {
+        try {
+            var kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether the kernel has it stopped (state T in /proc/pid/stat): frozen by SIGSTOP. */
+    public boolean isFrozen() {
+        try {
+            var stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            // pid (comm) state ...: the state follows the last ')' of the command name.
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Waits for a process that is ending by itself (e.g. a fault-injected halt); returns its exit code. */
@@ -112,6 +192,9 @@ public final class ServiceProcess implements AutoCloseable {
         if (!process.isAlive()) {
             return;
         }
+        if (isFrozen()) {
+            signal("CONT");
+        }
         process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -127,7 +210,7 @@ public final class ServiceProcess implements AutoCloseable {
         return tail(40);
     }
 
-    /** The last {@code n} lines of the process's log. */
+    /** The last {@code n} lines of the process's current log. */
     public String tail(int n) {
         try {
             var lines = Files.readAllLines(log);
@@ -137,11 +220,12 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    private void waitFor() {
+    /** Every line of the current log that contains {@code text}. */
+    public List<String> logLines(String text) {
         try {
-            process.waitFor(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return Files.readAllLines(log).stream().filter(line -> line.contains(text)).toList();
+        } catch (IOException e) {
+            return List.of();
         }
     }
 }

@@ -1,0 +1,48 @@
+package dev.ledgerlab.proofs.support;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/** Where a consumer group stands in Kafka's own bookkeeping, and in projection.offsets, per partition. */
+public final class GroupOffsets {
+
+    private GroupOffsets() {
+    }
+
+    /** The offsets Kafka holds as committed for the pipeline's live group (absent: nothing committed). */
+    public static Map<Integer, Long> committedInKafka(Pipeline pipeline) throws Exception {
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                pipeline.infrastructure().bootstrapServers()))) {
+            var offsets = new HashMap<Integer, Long>();
+            admin.listConsumerGroupOffsets(pipeline.group()).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .forEach((partition, offset) -> {
+                        if (offset != null && partition.topic().equals(pipeline.topic())) {
+                            offsets.put(partition.partition(), offset.offset());
+                        }
+                    });
+            return offsets;
+        }
+    }
+
+    /** The next offsets projection.offsets holds for the pipeline's live group. */
+    public static Map<Integer, Long> storedWithTheProjection(Pipeline pipeline) throws Exception {
+        var offsets = new HashMap<Integer, Long>();
+        try (var connection = pipeline.connect(); var statement = connection.createStatement();
+                var rs = statement.executeQuery("SELECT partition, next_offset FROM projection.offsets WHERE group_id = '"
+                        + pipeline.group() + "'")) {
+            while (rs.next()) {
+                offsets.put(rs.getInt(1), rs.getLong(2));
+            }
+        }
+        return offsets;
+    }
+
+    /** Records Kafka's committed offsets would deliver again: stored minus committed, summed over partitions. */
+    public static long window(Map<Integer, Long> stored, Map<Integer, Long> committed) {
+        return stored.entrySet().stream()
+                .mapToLong(e -> Math.max(0, e.getValue() - committed.getOrDefault(e.getKey(), 0L))).sum();
+    }
+}
