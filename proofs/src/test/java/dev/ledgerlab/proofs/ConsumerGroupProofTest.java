@@ -202,8 +202,9 @@ class ConsumerGroupProofTest {
                 pipeline.assertProjectedAsTold(survivor, accounts, load);
                 var verdict = IndependentChecker.assertConsistent(pipeline);
                 System.out.printf("zombie seed=%d: a member froze holding batch %d %s (%d records); the survivor held"
-                        + " all 6 partitions %d ms later and applied past them; woken, the zombie tried its batch and"
-                        + " refused all %d as below the stored offsets (%d applications counted meanwhile by others);"
+                        + " all 6 partitions %d ms later and applied past them; woken, the zombie tried its batch: %d"
+                        + " records refused as below the stored offsets, its held ones among them (%d applications"
+                        + " counted meanwhile by the survivor);"
                         + " %s; %s%n", seed, batch, freezing, heldRecords, takeoverMillis,
                         Pipeline.status(zombie).get("redeliveredSinceStart").asLong(),
                         pipeline.applied() - appliedBeforeWaking, load.counts(), verdict);
