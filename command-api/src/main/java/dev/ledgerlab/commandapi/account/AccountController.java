@@ -2,8 +2,8 @@ package dev.ledgerlab.commandapi.account;
 
 import dev.ledgerlab.commandapi.idempotency.CommandResponse;
 import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
-import dev.ledgerlab.commandapi.web.ApiProblem;
-import dev.ledgerlab.commandapi.web.ApiProblem.ProblemType;
+import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.ProblemType;
 import dev.ledgerlab.commandapi.web.CommandBodies;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;

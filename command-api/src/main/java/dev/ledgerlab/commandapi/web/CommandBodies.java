@@ -1,6 +1,7 @@
 package dev.ledgerlab.commandapi.web;
 
-import dev.ledgerlab.commandapi.web.ApiProblem.ProblemType;
+import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.ProblemType;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;

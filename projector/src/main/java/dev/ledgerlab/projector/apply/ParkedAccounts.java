@@ -2,8 +2,8 @@ package dev.ledgerlab.projector.apply;
 
 import dev.ledgerlab.events.EventCodec;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -52,11 +52,11 @@ public class ParkedAccounts {
     }
 
     private final JdbcTemplate jdbc;
-    private final ProjectionWriter writer;
+    private final ProjectionStore store;
 
-    public ParkedAccounts(JdbcTemplate jdbc, ProjectionWriter writer) {
+    public ParkedAccounts(JdbcTemplate jdbc, ProjectionStore store) {
         this.jdbc = jdbc;
-        this.writer = writer;
+        this.store = store;
     }
 
     public List<Parked> list() {
@@ -96,42 +96,33 @@ public class ParkedAccounts {
         if (parked.isEmpty()) {
             return Optional.empty();
         }
-        var current = writer.lockBalances(Set.of(accountId)).get(accountId);
-        var versionBefore = current == null ? 0L : current.version();
-        record Held(String payload, int partition) {
-        }
+        var current = store.lockBalances(Target.LIVE, Set.of(accountId));
+        long version = current.containsKey(accountId) ? current.get(accountId).version() : 0;
         var held = jdbc.query(
-                "SELECT payload, partition FROM projection.held_events WHERE account_id = ? ORDER BY version",
-                (rs, row) -> new Held(rs.getString(1), rs.getInt(2)), accountId);
-        int applied = 0;
-        int duplicates = 0;
-        for (var event : held) {
-            var envelope = EventCodec.fromJson(event.payload());
-            long currentVersion = current == null ? 0 : current.version();
-            if (envelope.version() <= currentVersion) {
-                duplicates++;
-                continue;
+                "SELECT payload, partition, record_offset FROM projection.held_events WHERE account_id = ?"
+                        + " ORDER BY version",
+                (rs, row) -> new BatchDecision.Entry(rs.getInt(2), rs.getLong(3), rs.getString(1),
+                        EventCodec.fromJson(rs.getString(1))), accountId);
+        // What the projection has already (a redelivered event, or the second of two events claiming one version,
+        // which the operator releases past) is skipped; the rest must continue the version, by the batch rule.
+        var pending = held.stream().filter(entry -> entry.envelope().version() > version).toList();
+        var decided = BatchDecision.decide(pending, Map.of(), current, Set.of(), false);
+        if (decided.failure() != null) {
+            if (decided.failure().isGap()) {
+                throw new StillMissing(accountId, decided.failure().expectedVersion(),
+                        decided.failure().receivedVersion());
             }
-            if (envelope.version() != currentVersion + 1) {
-                throw new StillMissing(accountId, currentVersion + 1, envelope.version());
-            }
-            current = ProjectionWriter.evolve(current, envelope);
-            applied++;
+            throw decided.failure();
         }
-        if (applied > 0) {
-            var state = new HashMap<UUID, ProjectionWriter.Balance>();
-            state.put(accountId, current);
-            var before = new HashMap<UUID, Long>();
-            before.put(accountId, versionBefore);
-            writer.writeBalances(Set.of(accountId), state, before);
-        }
+        store.writeBalances(Target.LIVE, decided.changed(), decided.state(), current);
         if (!held.isEmpty()) {
             // An account's events share one partition. Counted there, the applications stay equal to the events
             // stored, which the invariant checker compares.
-            writer.countReleased(held.get(0).partition(), applied, duplicates);
+            store.countReleased(held.get(0).partition(), decided.applied(), held.size() - pending.size());
         }
+        var released = decided.state().get(accountId);
         jdbc.update("DELETE FROM projection.parked_accounts WHERE account_id = ?", accountId);
-        return Optional.of(new Released(accountId, current == null ? 0 : current.balance(),
-                current == null ? 0 : current.version(), applied));
+        return Optional.of(new Released(accountId, released == null ? 0 : released.balance(),
+                released == null ? 0 : released.version(), decided.applied()));
     }
 }

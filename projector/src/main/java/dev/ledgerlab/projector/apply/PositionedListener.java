@@ -32,6 +32,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     private static final Logger log = LoggerFactory.getLogger(PositionedListener.class);
 
     protected final ProjectionWriter writer;
+    private final ProjectionStore store;
     private final SeekEpochs seekEpochs;
     private final Target target;
     private final int gapRetries;
@@ -41,9 +42,10 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     /** Per partition: the offset of the record that last stayed unapplicable, and how often it did in a row. */
     private final Map<TopicPartition, long[]> unapplicable = new ConcurrentHashMap<>();
 
-    protected PositionedListener(ProjectionWriter writer, SeekEpochs seekEpochs, Target target,
+    protected PositionedListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs, Target target,
             ProjectorProperties properties, MeterRegistry meters) {
         this.writer = writer;
+        this.store = store;
         this.seekEpochs = seekEpochs;
         this.target = target;
         this.gapRetries = properties.gapRetries();
@@ -56,23 +58,23 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     @Override
     public void onPartitionsAssigned(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
         super.onPartitionsAssigned(assignments, callback);
-        ProjectionWriter.Positions positions;
+        ProjectionStore.Positions positions;
         try {
-            positions = writer.positions(target);
+            positions = store.positions(target);
         } catch (RuntimeException e) {
             seekEpochs.forget(target, assignments.keySet());
             log.warn("group {} assigned {}: cannot read the stored offsets ({}); their first batch re-positions them",
-                    writer.groupId(target), assignments.keySet(), e.getMessage());
+                    store.groupId(target), assignments.keySet(), e.getMessage());
             return;
         }
         if (seekOnAssignment) {
             seek(assignments.keySet(), callback, positions);
-            log.info("group {} assigned {}: positions from projection.offsets {} (epoch {})", writer.groupId(target),
+            log.info("group {} assigned {}: positions from projection.offsets {} (epoch {})", store.groupId(target),
                     assignments.keySet(), positions.offsets(), positions.epoch());
         } else {
             assignments.keySet().forEach(partition -> seekEpochs.positioned(target, partition, positions.epoch()));
             log.info("group {} assigned {}: positions from Kafka's committed offsets (projector.positions=kafka;"
-                    + " stored {}, epoch {})", writer.groupId(target), assignments.keySet(), positions.offsets(),
+                    + " stored {}, epoch {})", store.groupId(target), assignments.keySet(), positions.offsets(),
                     positions.epoch());
         }
     }
@@ -86,26 +88,26 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     /** An idle member gets no batch to be refused, so it compares epochs here, on its own consumer thread. */
     @Override
     public void onIdleContainer(Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
-        ProjectionWriter.Positions positions;
+        ProjectionStore.Positions positions;
         try {
-            positions = writer.positions(target);
+            positions = store.positions(target);
         } catch (RuntimeException e) {
             // Nothing to apply while idle; the next batch retries what needs the database.
-            log.debug("group {} idle: cannot read the stored offsets: {}", writer.groupId(target), e.getMessage());
+            log.debug("group {} idle: cannot read the stored offsets: {}", store.groupId(target), e.getMessage());
             return;
         }
-        if (positions.epoch() != ProjectionWriter.NO_EPOCH && assignments.keySet().stream()
+        if (positions.epoch() != ProjectionStore.NO_EPOCH && assignments.keySet().stream()
                 .anyMatch(partition -> !Long.valueOf(positions.epoch())
                         .equals(seekEpochs.epochOf(target, partition)))) {
             seek(assignments.keySet(), callback, positions);
-            log.info("group {} re-positioned {} after a reset: {} (epoch {})", writer.groupId(target),
+            log.info("group {} re-positioned {} after a reset: {} (epoch {})", store.groupId(target),
                     assignments.keySet(), positions.offsets(), positions.epoch());
         }
         idle(positions);
     }
 
     /** Called on the consumer thread at every idle event, after the epoch check. */
-    protected void idle(ProjectionWriter.Positions positions) {
+    protected void idle(ProjectionStore.Positions positions) {
     }
 
     /**
@@ -113,14 +115,14 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
      * seeks run on this consumer thread before its next poll, so no batch is read from the old positions after.
      */
     protected void reposition(Consumer<?, ?> consumer) {
-        var positions = writer.positions(target);
+        var positions = store.positions(target);
         for (var partition : consumer.assignment()) {
             var callbacks = getSeekCallbacksFor(partition);
             if (callbacks != null && !callbacks.isEmpty()) {
                 seek(List.of(partition), callbacks.get(0), positions);
             }
         }
-        log.info("group {} re-positioned {} after a reset: {} (epoch {})", writer.groupId(target),
+        log.info("group {} re-positioned {} after a reset: {} (epoch {})", store.groupId(target),
                 consumer.assignment(), positions.offsets(), positions.epoch());
     }
 
@@ -179,14 +181,14 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     private BatchListenerFailedException retry(RuntimeException failure, int index) {
         var cause = DatabaseFailures.unavailable(failure) ? "database-unavailable"
                 : DatabaseFailures.transientFailure(failure) ? "transient" : "unexpected";
-        meters.counter("projection.batches.retried", "group", writer.groupId(target), "cause", cause).increment();
+        meters.counter("projection.batches.retried", "group", store.groupId(target), "cause", cause).increment();
         long attempt = retries.incrementAndGet();
         if (cause.equals("unexpected")) {
             log.error("group {}: batch failed (retry {}), trying it again after a back-off: {}",
-                    writer.groupId(target), attempt, failure.toString(), failure);
+                    store.groupId(target), attempt, failure.toString(), failure);
         } else {
             log.warn("group {}: batch failed, {} (retry {}), trying it again after a back-off: {}",
-                    writer.groupId(target), cause, attempt, failure.getMessage());
+                    store.groupId(target), cause, attempt, failure.getMessage());
         }
         return new BatchListenerFailedException(cause + ": " + failure.getMessage(), failure, index);
     }
@@ -226,7 +228,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     }
 
     private void seek(Collection<TopicPartition> partitions, ConsumerSeekCallback callback,
-            ProjectionWriter.Positions positions) {
+            ProjectionStore.Positions positions) {
         for (var partition : partitions) {
             var offset = positions.offsets().get(partition.partition());
             if (offset != null) {

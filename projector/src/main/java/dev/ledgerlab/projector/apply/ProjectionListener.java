@@ -36,9 +36,9 @@ public class ProjectionListener extends PositionedListener {
     private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
     private final AtomicLong received = new AtomicLong();
 
-    public ProjectionListener(ProjectionWriter writer, SeekEpochs seekEpochs, ProjectionSignals signals,
-            ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults) {
-        super(writer, seekEpochs, Target.LIVE, properties, meters);
+    public ProjectionListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs,
+            ProjectionSignals signals, ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults) {
+        super(writer, store, seekEpochs, Target.LIVE, properties, meters);
         this.faults = faults;
         this.signals = signals;
         this.applied = meters.counter("projection.events", "outcome", "applied");

@@ -2,8 +2,10 @@ package dev.ledgerlab.projector.apply;
 
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.stereotype.Component;
 
@@ -34,5 +36,25 @@ public class SeekEpochs {
     /** The epoch the partition was positioned under, or null when this process does not consume it. */
     Long epochOf(Target target, TopicPartition partition) {
         return epochs.get(target).get(partition);
+    }
+
+    /** Whether every record's partition was positioned under this epoch (never under {@link ProjectionStore#NO_EPOCH}). */
+    boolean positionedUnder(Target target, long epoch, List<ConsumerRecord<String, String>> records) {
+        if (epoch == ProjectionStore.NO_EPOCH) {
+            return false;
+        }
+        // A poll's records come grouped by partition: one lookup per run of a partition, not one per record.
+        int checked = -1;
+        for (var record : records) {
+            if (record.partition() == checked) {
+                continue;
+            }
+            var positioned = epochOf(target, new TopicPartition(record.topic(), record.partition()));
+            if (positioned == null || positioned != epoch) {
+                return false;
+            }
+            checked = record.partition();
+        }
+        return true;
     }
 }

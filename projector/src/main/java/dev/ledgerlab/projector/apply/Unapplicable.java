@@ -8,6 +8,8 @@ import java.util.UUID;
  */
 public final class Unapplicable extends RuntimeException {
 
+    static final String GAP = "gap";
+
     private final UUID accountId;
     private final long expectedVersion;
     private final long receivedVersion;
@@ -36,5 +38,10 @@ public final class Unapplicable extends RuntimeException {
 
     public String reason() {
         return reason;
+    }
+
+    /** A version is missing before this one: it may still arrive. */
+    public boolean isGap() {
+        return reason.equals(GAP);
     }
 }

@@ -1,12 +1,12 @@
 package dev.ledgerlab.projector.operate;
 
+import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.ProblemType;
 import dev.ledgerlab.projector.apply.ParkedAccounts;
 import dev.ledgerlab.projector.invariants.InvariantChecker;
-import dev.ledgerlab.projector.web.ProjectorProblem;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -48,17 +48,15 @@ public class OperatorController {
         try {
             accountId = UUID.fromString(id);
         } catch (IllegalArgumentException e) {
-            throw ProjectorProblem.invalidAccountId(id);
+            throw ApiProblem.invalidAccountId(id);
         }
         try {
-            return parked.release(accountId).orElseThrow(() -> new ProjectorProblem(HttpStatus.NOT_FOUND,
-                    "account-not-parked", "The account is not parked", "account " + id + " is not parked", Map.of()));
+            return parked.release(accountId).orElseThrow(() -> new ApiProblem(ProblemType.ACCOUNT_NOT_PARKED,
+                    "account " + id + " is not parked"));
         } catch (ParkedAccounts.RebuildRunning e) {
-            throw new ProjectorProblem(HttpStatus.CONFLICT, "rebuild-in-progress", "A rebuild runs", e.getMessage(),
-                    Map.of());
+            throw new ApiProblem(ProblemType.REBUILD_IN_PROGRESS, e.getMessage());
         } catch (ParkedAccounts.StillMissing e) {
-            throw new ProjectorProblem(HttpStatus.CONFLICT, "event-still-missing",
-                    "The missing event has not arrived", e.getMessage(),
+            throw new ApiProblem(ProblemType.EVENT_STILL_MISSING, e.getMessage(),
                     Map.of("expectedVersion", e.expectedVersion(), "firstHeldVersion", e.firstHeldVersion()));
         }
     }

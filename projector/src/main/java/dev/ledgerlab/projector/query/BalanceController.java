@@ -1,13 +1,13 @@
 package dev.ledgerlab.projector.query;
 
+import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.ProblemType;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.ProjectionSignals;
-import dev.ledgerlab.projector.replay.Replays;
-import dev.ledgerlab.projector.web.ProjectorProblem;
+import dev.ledgerlab.projector.replay.ReplayQueries;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -28,10 +28,10 @@ public class BalanceController {
     private final JdbcClient jdbc;
     private final ProjectionSignals signals;
     private final ProjectorProperties properties;
-    private final Replays replays;
+    private final ReplayQueries replays;
 
     public BalanceController(JdbcClient jdbc, ProjectionSignals signals, ProjectorProperties properties,
-            Replays replays) {
+            ReplayQueries replays) {
         this.jdbc = jdbc;
         this.signals = signals;
         this.properties = properties;
@@ -70,8 +70,7 @@ public class BalanceController {
                 Map<String, Object> details = new HashMap<>();
                 details.put("minVersion", minVersion);
                 details.put("currentVersion", balance.map(BalanceView::version).orElse(0L));
-                throw new ProjectorProblem(HttpStatus.SERVICE_UNAVAILABLE, "projection-behind",
-                        "The projection has not reached that version yet",
+                throw new ApiProblem(ProblemType.PROJECTION_BEHIND,
                         "account " + accountId + " is projected at version " + details.get("currentVersion")
                                 + ", not yet " + minVersion + ", after waiting "
                                 + properties.readYourWritesTimeout().toMillis() + " ms",
@@ -100,7 +99,7 @@ public class BalanceController {
                 .single();
     }
 
-    private ProjectorProblem rebuilding(long replayId) {
+    private ApiProblem rebuilding(long replayId) {
         Map<String, Object> details = new HashMap<>();
         details.put("replayId", replayId);
         var detail = "the projection is being replayed from offset zero (replay " + replayId + ")";
@@ -112,8 +111,7 @@ public class BalanceController {
         } catch (RuntimeException e) {
             // The replay ended between the two reads: the next request gets the balance.
         }
-        return new ProjectorProblem(HttpStatus.SERVICE_UNAVAILABLE, "projection-rebuilding",
-                "The projection is being rebuilt", detail, details);
+        return new ApiProblem(ProblemType.PROJECTION_REBUILDING, detail, details);
     }
 
     private static UUID accountId(String id) {
@@ -124,7 +122,7 @@ public class BalanceController {
         } catch (IllegalArgumentException e) {
             // same refusal as a wrong length
         }
-        throw ProjectorProblem.invalidAccountId(id);
+        throw ApiProblem.invalidAccountId(id);
     }
 
     private static Long minVersion(String text) {
@@ -139,12 +137,10 @@ public class BalanceController {
         } catch (NumberFormatException e) {
             // same refusal as a non-positive number
         }
-        throw new ProjectorProblem(HttpStatus.BAD_REQUEST, "invalid-min-version", "minVersion must be a positive integer",
-                "minVersion must be a positive integer, got " + text, Map.of());
+        throw new ApiProblem(ProblemType.INVALID_MIN_VERSION, "minVersion must be a positive integer, got " + text);
     }
 
-    private static ProjectorProblem notFound(String id) {
-        return new ProjectorProblem(HttpStatus.NOT_FOUND, "account-not-found", "No such account in the projection",
-                "the projection knows no account " + id, Map.of());
+    private static ApiProblem notFound(String id) {
+        return new ApiProblem(ProblemType.ACCOUNT_NOT_FOUND, "the projection knows no account " + id);
     }
 }

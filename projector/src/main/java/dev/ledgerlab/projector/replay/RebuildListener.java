@@ -3,6 +3,7 @@ package dev.ledgerlab.projector.replay;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.PositionedListener;
 import dev.ledgerlab.projector.apply.ProjectionFaults;
+import dev.ledgerlab.projector.apply.ProjectionStore;
 import dev.ledgerlab.projector.apply.ProjectionWriter;
 import dev.ledgerlab.projector.apply.SeekEpochs;
 import dev.ledgerlab.projector.apply.Target;
@@ -28,13 +29,16 @@ public class RebuildListener extends PositionedListener {
     public static final String ID = "projection-rebuild-listener";
 
     private final Replays replays;
+    private final ReplayQueries queries;
     private final ReplayCoordinator coordinator;
     private final ProjectionFaults faults;
 
-    public RebuildListener(ProjectionWriter writer, SeekEpochs seekEpochs, ProjectorProperties properties,
-            Replays replays, ReplayCoordinator coordinator, ProjectionFaults faults, MeterRegistry meters) {
-        super(writer, seekEpochs, Target.REBUILD, properties, meters);
+    public RebuildListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs,
+            ProjectorProperties properties, Replays replays, ReplayQueries queries, ReplayCoordinator coordinator,
+            ProjectionFaults faults, MeterRegistry meters) {
+        super(writer, store, seekEpochs, Target.REBUILD, properties, meters);
         this.replays = replays;
+        this.queries = queries;
         this.coordinator = coordinator;
         this.faults = faults;
     }
@@ -52,13 +56,13 @@ public class RebuildListener extends PositionedListener {
     /** Positioned for an earlier rebuild, or none runs any more (the coordinator stops this container then). */
     @Override
     protected boolean repositionWhenStale() {
-        return replays.runningRebuild().isPresent();
+        return queries.runningRebuild().isPresent();
     }
 
     /** Without new records no batch comes: the last catching up is noticed here. */
     @Override
-    protected void idle(ProjectionWriter.Positions positions) {
-        if (positions.epoch() != ProjectionWriter.NO_EPOCH) {
+    protected void idle(ProjectionStore.Positions positions) {
+        if (positions.epoch() != ProjectionStore.NO_EPOCH) {
             trySwap();
         }
     }

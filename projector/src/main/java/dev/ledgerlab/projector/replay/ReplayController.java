@@ -1,11 +1,11 @@
 package dev.ledgerlab.projector.replay;
 
-import dev.ledgerlab.projector.web.ProjectorProblem;
+import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.ProblemType;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -17,10 +17,12 @@ import org.springframework.web.bind.annotation.RestController;
 public class ReplayController {
 
     private final Replays replays;
+    private final ReplayQueries queries;
     private final ReplayCoordinator coordinator;
 
-    public ReplayController(Replays replays, ReplayCoordinator coordinator) {
+    public ReplayController(Replays replays, ReplayQueries queries, ReplayCoordinator coordinator) {
         this.replays = replays;
+        this.queries = queries;
         this.coordinator = coordinator;
     }
 
@@ -33,7 +35,7 @@ public class ReplayController {
 
     @GetMapping(path = "/projection/replay", produces = MediaType.APPLICATION_JSON_VALUE)
     public Progress replayProgress() {
-        return replays.latest("replay").orElseThrow(() -> notFound("replay"));
+        return queries.latest("replay").orElseThrow(() -> notFound("replay"));
     }
 
     /** Builds shadow tables from offset zero while the live projection serves, and swaps them in when caught up. */
@@ -46,15 +48,15 @@ public class ReplayController {
 
     @GetMapping(path = "/projection/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
     public Progress rebuildProgress() {
-        return replays.latest("rebuild").orElseThrow(() -> notFound("rebuild"));
+        return queries.latest("rebuild").orElseThrow(() -> notFound("rebuild"));
     }
 
     /** Abandons the running rebuild: its shadow tables are dropped, the live projection is untouched. */
     @DeleteMapping(path = "/projection/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
     public Progress cancelRebuild() {
         var cancelled = replays.cancelRebuild("cancelled by " + InstanceName.of() + " (DELETE /projection/rebuild)")
-                .orElseThrow(() -> new ProjectorProblem(HttpStatus.CONFLICT, "rebuild-not-running",
-                        "No rebuild runs", "no rebuild runs, so there is none to cancel", Map.of()));
+                .orElseThrow(() -> new ApiProblem(ProblemType.REBUILD_NOT_RUNNING,
+                        "no rebuild runs, so there is none to cancel"));
         coordinator.reconcileSoon();
         return cancelled;
     }
@@ -68,13 +70,11 @@ public class ReplayController {
                 details.put("runningId", e.running().id());
                 details.put("runningKind", e.running().kind());
             }
-            throw new ProjectorProblem(HttpStatus.CONFLICT, "replay-in-progress",
-                    "Another replay or rebuild runs", e.getMessage(), details);
+            throw new ApiProblem(ProblemType.REPLAY_IN_PROGRESS, e.getMessage(), details);
         }
     }
 
-    private static ProjectorProblem notFound(String kind) {
-        return new ProjectorProblem(HttpStatus.NOT_FOUND, "replay-not-found", "No " + kind + " has run",
-                "no " + kind + " of the projection has run yet", Map.of());
+    private static ApiProblem notFound(String kind) {
+        return new ApiProblem(ProblemType.REPLAY_NOT_FOUND, "no " + kind + " of the projection has run yet");
     }
 }

@@ -21,7 +21,7 @@ public class ReplayCoordinator implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(ReplayCoordinator.class);
 
-    private final Replays replays;
+    private final ReplayQueries replays;
     private final KafkaListenerEndpointRegistry registry;
     private final ReplayProperties properties;
     // Containers are not stopped from their own consumer thread: that thread would wait for itself.
@@ -30,7 +30,8 @@ public class ReplayCoordinator implements DisposableBean {
     private Long lastRunLogged;
     private boolean failing;
 
-    public ReplayCoordinator(Replays replays, KafkaListenerEndpointRegistry registry, ReplayProperties properties) {
+    public ReplayCoordinator(ReplayQueries replays, KafkaListenerEndpointRegistry registry,
+            ReplayProperties properties) {
         this.replays = replays;
         this.registry = registry;
         this.properties = properties;
@@ -73,7 +74,7 @@ public class ReplayCoordinator implements DisposableBean {
         soon.execute(this::reconcile);
     }
 
-    private void logProgress(Replays.Running running) {
+    private void logProgress(ReplayQueries.Running running) {
         var now = Instant.now();
         if (running != null && Duration.between(lastLogged, now).compareTo(properties.progressInterval()) >= 0) {
             log.info("{}", replays.progress(running.id()).summary());

@@ -5,9 +5,6 @@ import dev.ledgerlab.projector.ReplayProperties;
 import dev.ledgerlab.projector.apply.ProjectionFaults;
 import dev.ledgerlab.projector.apply.Target;
 import dev.ledgerlab.projector.operate.LogEndOffsets;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +20,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Starts, ends and reports replays and rebuilds, all through projection.replays, so that every projector instance
+ * Starts and ends replays and rebuilds, all through projection.replays, so that every projector instance
  * sees the same state. An in-place replay is one transaction: it takes the epoch row exclusively (every batch of
  * every instance waits at it), clears the projection and the live group's stored offsets, and moves the epoch
  * (every consumer then seeks back to offset zero). A rebuild fills shadow tables with a group of its own; the swap
@@ -42,15 +39,17 @@ public class Replays {
     private final ReplayProperties replay;
     private final LogEndOffsets logEnd;
     private final ProjectionFaults faults;
+    private final ReplayQueries queries;
 
     public Replays(JdbcTemplate jdbc, TransactionTemplate transactions, ProjectorProperties properties,
-            ReplayProperties replay, LogEndOffsets logEnd, ProjectionFaults faults) {
+            ReplayProperties replay, LogEndOffsets logEnd, ProjectionFaults faults, ReplayQueries queries) {
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.properties = properties;
         this.replay = replay;
         this.logEnd = logEnd;
         this.faults = faults;
+        this.queries = queries;
     }
 
     /**
@@ -75,7 +74,7 @@ public class Replays {
             }
             return run;
         }));
-        var progress = progress(id);
+        var progress = queries.progress(id);
         log.info("replay {} started by {}: projection cleared, {} events to re-read from offset zero, target {}", id,
                 requestedBy, progress.target(), progress.targetOffsets());
         return progress;
@@ -104,7 +103,7 @@ public class Replays {
             clearOffsets(replay.rebuildGroupId());
             return run;
         }));
-        var progress = progress(id);
+        var progress = queries.progress(id);
         log.info("rebuild {} started by {}: shadow tables in {}, group {} reads {} events from offset zero", id,
                 requestedBy, Target.REBUILD.schema(), replay.rebuildGroupId(), progress.target());
         return progress;
@@ -130,7 +129,7 @@ public class Replays {
             return Optional.empty();
         }
         log.warn("rebuild {} ended without a swap: {}", id, reason);
-        return Optional.of(progress(id));
+        return Optional.of(queries.progress(id));
     }
 
     /**
@@ -140,7 +139,7 @@ public class Replays {
      * @return true when this call swapped
      */
     public boolean swapIfCaughtUp() {
-        var running = runningRebuild();
+        var running = queries.runningRebuild();
         if (running.isEmpty() || !caughtUp(running.get())) {
             return false;
         }
@@ -247,56 +246,6 @@ public class Replays {
         return lagging == 0;
     }
 
-    public Optional<Long> runningRebuild() {
-        return jdbc.queryForList("SELECT id FROM projection.replays WHERE kind = 'rebuild' AND state = 'running'",
-                Long.class).stream().findFirst();
-    }
-
-    /** Which replay or rebuild runs, if any. */
-    public record Running(long id, String kind) {
-    }
-
-    /** The running replay or rebuild, if any: one small query, cheap enough for every coordination tick. */
-    public Optional<Running> running() {
-        return jdbc.query("SELECT id, kind FROM projection.replays WHERE state = 'running'",
-                (rs, row) -> new Running(rs.getLong(1), rs.getString(2))).stream().findFirst();
-    }
-
-    /** The latest run of that kind ({@code replay} or {@code rebuild}). */
-    public Optional<Progress> latest(String kind) {
-        return jdbc.queryForList("SELECT id FROM projection.replays WHERE kind = ? ORDER BY id DESC LIMIT 1",
-                Long.class, kind).stream().findFirst().map(this::progress);
-    }
-
-    public Progress progress(long id) {
-        var targets = new HashMap<Integer, Long>();
-        jdbc.query("SELECT partition, end_offset FROM projection.replay_targets WHERE replay_id = ?",
-                rs -> {
-                    targets.put(rs.getInt(1), rs.getLong(2));
-                }, id);
-        var runAndNow = jdbc.queryForObject("""
-                SELECT id, kind, state, group_id, started_at, finished_at, events_applied, detail, clock_timestamp()
-                FROM projection.replays WHERE id = ?""",
-                (rs, row) -> new Object[] {new Progress.Run(rs.getLong(1), rs.getString(2), rs.getString(3),
-                        rs.getString(4), instant(rs.getObject(5, OffsetDateTime.class)),
-                        instant(rs.getObject(6, OffsetDateTime.class)), rs.getObject(7, Long.class), rs.getString(8),
-                        targets), instant(rs.getObject(9, OffsetDateTime.class))}, id);
-        var run = (Progress.Run) runAndNow[0];
-        var stored = new HashMap<Integer, Progress.Stored>();
-        jdbc.query("SELECT partition, next_offset, applied FROM projection.offsets WHERE group_id = ? AND topic = ?",
-                rs -> {
-                    stored.put(rs.getInt(1), new Progress.Stored(rs.getLong(2), rs.getLong(3)));
-                }, run.groupId(), properties.topic());
-        var live = new HashMap<Integer, Long>();
-        if ("rebuild".equals(run.kind())) {
-            jdbc.query("SELECT partition, next_offset FROM projection.offsets WHERE group_id = ? AND topic = ?",
-                    rs -> {
-                        live.put(rs.getInt(1), rs.getLong(2));
-                    }, properties.groupId(), properties.topic());
-        }
-        return Progress.of(run, stored, live, (Instant) runAndNow[1]);
-    }
-
     private long insertRun(String kind, String groupId, String requestedBy, Map<Integer, Long> target) {
         long id = jdbc.queryForObject("""
                 INSERT INTO projection.replays (kind, state, group_id, topic, requested_by, started_at)
@@ -312,7 +261,7 @@ public class Replays {
         try {
             return start.get();
         } catch (DuplicateKeyException e) {
-            throw new ReplayRefused(running().map(run -> progress(run.id())).orElse(null));
+            throw new ReplayRefused(queries.running().map(run -> queries.progress(run.id())).orElse(null));
         }
     }
 
@@ -327,7 +276,4 @@ public class Replays {
         }
     }
 
-    private static Instant instant(OffsetDateTime time) {
-        return time == null ? null : time.toInstant();
-    }
 }

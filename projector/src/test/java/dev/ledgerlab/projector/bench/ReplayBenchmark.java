@@ -9,6 +9,7 @@ import dev.ledgerlab.events.MoneyWithdrawn;
 import dev.ledgerlab.infra.EmbeddedStack;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.projector.replay.Progress;
+import dev.ledgerlab.projector.replay.ReplayQueries;
 import dev.ledgerlab.projector.replay.Replays;
 import java.time.Duration;
 import java.time.Instant;
@@ -104,6 +105,7 @@ public final class ReplayBenchmark {
             var projector = startProjector(postgres.jdbcUrl(), postgres.username(), postgres.password(), bootstrap);
             try {
                 var replays = projector.getBean(Replays.class);
+                var queries = projector.getBean(ReplayQueries.class);
                 var jdbc = projector.getBean(JdbcTemplate.class);
                 long initialStart = System.nanoTime();
                 awaitCaughtUp(jdbc);
@@ -111,7 +113,7 @@ public final class ReplayBenchmark {
 
                 var replayRates = new ArrayList<Double>();
                 for (int run = 0; run < runs; run++) {
-                    var done = await(replays, replays.startReplay("benchmark").id());
+                    var done = await(queries, replays.startReplay("benchmark").id());
                     replayRates.add(done.target() / done.elapsedSeconds());
                     System.out.printf("replay %d: %,d events in %.2f s = %,.0f events/s (%s)%n", done.id(),
                             done.target(), done.elapsedSeconds(), done.target() / done.elapsedSeconds(), done.state());
@@ -120,7 +122,7 @@ public final class ReplayBenchmark {
 
                 double rebuildSeconds = Double.NaN;
                 if (!options.containsKey("skip-rebuild")) {
-                    rebuildSeconds = rebuildUnderLoad(replays, bootstrap);
+                    rebuildSeconds = rebuildUnderLoad(replays, queries, bootstrap);
                     awaitCaughtUp(jdbc);
                     verify(jdbc);
                 }
@@ -260,13 +262,13 @@ public final class ReplayBenchmark {
         return sum;
     }
 
-    private static Progress await(Replays replays, long id) {
+    private static Progress await(ReplayQueries replays, long id) {
         return Awaitility.await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(50))
                 .until(() -> replays.progress(id), progress -> !"running".equals(progress.state()));
     }
 
     /** A rebuild while deposits keep arriving at a light, steady pace: time from the request to the swap. */
-    private double rebuildUnderLoad(Replays replays, String bootstrap) throws Exception {
+    private double rebuildUnderLoad(Replays replays, ReplayQueries queries, String bootstrap) throws Exception {
         var stop = new AtomicBoolean();
         var sent = new AtomicLong();
         int perSecond = Integer.parseInt(options.getOrDefault("load", "200"));
@@ -288,7 +290,7 @@ public final class ReplayBenchmark {
         }, "live-load");
         load.start();
         try {
-            var done = await(replays, replays.startRebuild("benchmark").id());
+            var done = await(queries, replays.startRebuild("benchmark").id());
             System.out.printf("rebuild %d: %s in %.2f s, %,d events at start, %,d live events sent during it (%s)%n",
                     done.id(), done.state(), done.elapsedSeconds(), done.target(), sent.get(), done.detail());
             return done.elapsedSeconds();

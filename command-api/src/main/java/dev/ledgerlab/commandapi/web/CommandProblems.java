@@ -4,35 +4,22 @@ import dev.ledgerlab.commandapi.account.Rejection;
 import dev.ledgerlab.commandapi.account.VersionMismatch;
 import dev.ledgerlab.commandapi.idempotency.CommitOutcomeUnknown;
 import dev.ledgerlab.commandapi.idempotency.IdempotencyKeyReused;
-import dev.ledgerlab.commandapi.web.ApiProblem.ProblemType;
-import dev.ledgerlab.db.DatabaseFailures;
-
+import dev.ledgerlab.problems.ProblemResponses;
+import dev.ledgerlab.problems.ProblemType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
-import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
-/**
- * Every refusal as {@code application/problem+json} with a stable type. Spring's own errors (unknown route,
- * wrong method) come through {@link ResponseEntityExceptionHandler} as problems too.
- */
+/** The command API's refusals on top of the shared ones: the decider's rejections, preconditions, keys. */
 @RestControllerAdvice
-public class ProblemResponses extends ResponseEntityExceptionHandler {
+public class CommandProblems extends ProblemResponses {
 
-    private static final Logger log = LoggerFactory.getLogger(ProblemResponses.class);
-    /** The pool's connection timeout is 2 s: retrying sooner than that only queues behind the failing attempts. */
-    private static final String RETRY_AFTER_SECONDS = "2";
-
-    @ExceptionHandler(ApiProblem.class)
-    ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
-        return respond(e.problem());
-    }
+    private static final Logger log = LoggerFactory.getLogger(CommandProblems.class);
 
     @ExceptionHandler(Rejection.class)
     ResponseEntity<ProblemDetail> rejection(Rejection e) {
@@ -55,10 +42,9 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> versionMismatch(VersionMismatch e) {
         var problem = ProblemType.VERSION_MISMATCH.problem(e.getMessage());
         problem.setProperty("currentVersion", e.currentVersion());
-        return ResponseEntity.status(problem.getStatus())
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .header(HttpHeaders.ETAG, "\"" + e.currentVersion() + "\"")
-                .body(problem);
+        var response = respond(problem);
+        return ResponseEntity.status(response.getStatusCode()).headers(response.getHeaders())
+                .header(HttpHeaders.ETAG, "\"" + e.currentVersion() + "\"").body(problem);
     }
 
     @ExceptionHandler(IdempotencyKeyReused.class)
@@ -73,15 +59,6 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
         return respond(ProblemType.CONCURRENT_MODIFICATION.problem("another command wrote this account first"));
     }
 
-    @ExceptionHandler(Exception.class)
-    ResponseEntity<ProblemDetail> unexpected(Exception e) {
-        if (DatabaseFailures.unavailable(e)) {
-            return databaseUnavailable(e);
-        }
-        log.error("unexpected error", e);
-        return respond(ProblemType.INTERNAL_ERROR.problem("the command failed and wrote nothing"));
-    }
-
     /**
      * The connection broke while the command committed: PostgreSQL may have applied it. Same status and type as any
      * outage, so that clients need one rule (retry later, with the same Idempotency-Key), and an honest detail.
@@ -93,28 +70,6 @@ public class ProblemResponses extends ResponseEntityExceptionHandler {
                 + " command committed: it may or may not have been applied; retry with the same Idempotency-Key to"
                 + " find out (it replays the first answer or runs the command once)");
         problem.setProperty("outcome", "unknown");
-        return unavailable(problem);
+        return respond(problem);
     }
-
-    /**
-     * PostgreSQL could not be reached within the pool's connection timeout (2 s), or the connection broke before the
-     * commit: the transaction rolled back and nothing was written.
-     */
-    private static ResponseEntity<ProblemDetail> databaseUnavailable(Exception e) {
-        log.warn("database unavailable: {}", e.getMessage());
-        var problem = ProblemType.DATABASE_UNAVAILABLE.problem(
-                "the database cannot be reached; nothing was written: retry later");
-        problem.setProperty("outcome", "not-applied");
-        return unavailable(problem);
-    }
-
-    private static ResponseEntity<ProblemDetail> unavailable(ProblemDetail problem) {
-        return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
-    }
-
-    static ResponseEntity<ProblemDetail> respond(ProblemDetail problem) {
-        return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
-    }
-
 }
