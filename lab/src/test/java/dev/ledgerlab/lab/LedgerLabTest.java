@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledgerlab.infra.EmbeddedStack;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.ledgerlab.testkit.TestHttp;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -15,7 +12,6 @@ import org.junit.jupiter.api.Test;
 
 class LedgerLabTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final Path DATA = EmbeddedStack.scratchDirectory("lab-test");
 
     @AfterAll
@@ -32,24 +28,24 @@ class LedgerLabTest {
         String accountPath;
         try (var lab = LedgerLab.start(LabOptions.parse(args))) {
             var opened = post(ports[3], "/accounts", "{\"owner\":\"alice\"}");
-            assertThat(opened.statusCode()).isEqualTo(201);
-            accountPath = opened.headers().firstValue("Location").orElseThrow();
-            assertThat(post(ports[3], accountPath + "/deposits", "{\"amount\":4200}").statusCode()).isEqualTo(200);
+            assertThat(opened.status()).isEqualTo(201);
+            accountPath = opened.header("Location");
+            assertThat(post(ports[3], accountPath + "/deposits", "{\"amount\":4200}").status()).isEqualTo(200);
             assertThat(lab.banner(1)).contains("http://localhost:" + ports[3]).contains(DATA.toAbsolutePath().toString());
         }
 
         var restart = java.util.Arrays.copyOf(args, args.length - 1);
         try (var lab = LedgerLab.start(LabOptions.parse(restart))) {
             var account = get(ports[3], accountPath);
-            assertThat(account.statusCode()).isEqualTo(200);
+            assertThat(account.status()).isEqualTo(200);
             assertThat(account.body()).contains("\"balance\":4200").contains("\"version\":2");
             var projected = get(ports[4], accountPath + "/balance?minVersion=2");
-            assertThat(projected.statusCode()).as(projected.body()).isEqualTo(200);
+            assertThat(projected.status()).as(projected.body()).isEqualTo(200);
             assertThat(projected.body()).contains("\"balance\":4200");
         }
 
         try (var lab = LedgerLab.start(LabOptions.parse(args))) {
-            assertThat(get(ports[3], accountPath).statusCode()).isEqualTo(404);
+            assertThat(get(ports[3], accountPath).status()).isEqualTo(404);
         }
         assertThat(Files.isDirectory(DATA.resolve("postgres"))).isTrue();
     }
@@ -63,14 +59,11 @@ class LedgerLabTest {
         assertThat(LabOptions.USAGE).contains("--data-dir");
     }
 
-    private static HttpResponse<String> post(int port, String path, String json) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    private static TestHttp.Response post(int port, String path, String json) {
+        return TestHttp.at(port).post(path, json);
     }
 
-    private static HttpResponse<String> get(int port, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+    private static TestHttp.Response get(int port, String path) {
+        return TestHttp.at(port).get(path);
     }
 }

@@ -5,32 +5,24 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.relay.OutboxRelayApplication;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The whole pipeline in one JVM: REST command -> PostgreSQL (events = outbox) -> WAL -> Debezium relay -> Kafka
@@ -38,8 +30,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class PipelineTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String TOPIC = "accounts.events";
 
     private static LabServices.Infrastructure infrastructure;
@@ -80,7 +70,7 @@ class PipelineTest {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> expected.forEach((account, sum) ->
                 assertThat(projected(account)).as("projected %s", account).isEqualTo(new long[] {sum, 6})));
 
-        var records = readTopic(expected.keySet(), 60);
+        var records = readTopic(expected.keySet());
         var partitionOf = new HashMap<String, Integer>();
         var versions = new HashMap<String, List<Long>>();
         for (var record : records) {
@@ -105,8 +95,8 @@ class PipelineTest {
             var read = get(projectorPort(), "/accounts/" + account + "/balance?minVersion=" + version);
             latencies.add((System.nanoTime() - started) / 1_000_000);
 
-            assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
-            var body = JSON.readTree(read.body());
+            assertThat(read.status()).as(read.body()).isEqualTo(200);
+            var body = read.json();
             assertThat(body.get("version").asLong()).isGreaterThanOrEqualTo(version);
             assertThat(body.get("balance").asLong()).isEqualTo(moved.get("balance").asLong());
         }
@@ -150,7 +140,7 @@ class PipelineTest {
 
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> sums.forEach((account, sum) ->
                 assertThat(projected(account)[0]).as("projected balance of %s", account).isEqualTo(sum)));
-        var records = readTopic(new HashSet<>(accounts), 60);
+        var records = readTopic(new HashSet<>(accounts));
         var eventIds = new HashSet<String>();
         records.forEach(r -> eventIds.add(EventCodec.fromJson(r.value()).eventId().toString()));
         long events = accounts.size() + total;
@@ -175,71 +165,38 @@ class PipelineTest {
 
     private static UUID openAccount() {
         var response = post(commandApiPort(), "/accounts", "{\"owner\":\"pipeline\"}");
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-        return UUID.fromString(JSON.readTree(response.body()).get("accountId").asString());
+        assertThat(response.status()).as(response.body()).isEqualTo(201);
+        return UUID.fromString(response.json().get("accountId").asString());
     }
 
     private static JsonNode deposit(UUID account, long amount) {
         var response = post(commandApiPort(), "/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return JSON.readTree(response.body());
+        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        return response.json();
     }
 
     private static long[] projected(UUID account) {
         var response = get(projectorPort(), "/accounts/" + account + "/balance");
-        if (response.statusCode() != 200) {
+        if (response.status() != 200) {
             return new long[] {-1, -1};
         }
-        var body = JSON.readTree(response.body());
+        var body = response.json();
         return new long[] {body.get("balance").asLong(), body.get("version").asLong()};
     }
 
     /** Every record of these accounts in the topic, read from offset zero by a plain consumer. */
-    private static List<ConsumerRecord<String, String>> readTopic(java.util.Set<UUID> accounts, int seconds) {
+    private static List<ConsumerRecord<String, String>> readTopic(java.util.Set<UUID> accounts) {
         var keys = new HashSet<String>();
         accounts.forEach(a -> keys.add(a.toString()));
-        var props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infrastructure.bootstrapServers());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "pipeline-test-" + UUID.randomUUID());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        var records = new ArrayList<ConsumerRecord<String, String>>();
-        try (var consumer = new KafkaConsumer<String, String>(props)) {
-            consumer.subscribe(List.of(TOPIC));
-            Map<Integer, Long> ends = new HashMap<>();
-            await().atMost(Duration.ofSeconds(seconds)).until(() -> {
-                for (var record : consumer.poll(Duration.ofMillis(200))) {
-                    if (keys.contains(record.key())) {
-                        records.add(record);
-                    }
-                }
-                var assignment = consumer.assignment();
-                if (assignment.isEmpty()) {
-                    return false;
-                }
-                consumer.endOffsets(assignment).forEach((tp, end) -> ends.put(tp.partition(), end));
-                return assignment.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp.partition()));
-            });
-        }
-        return records;
+        return TopicReader.readAll(infrastructure.bootstrapServers(), TOPIC).stream()
+                .filter(record -> keys.contains(record.key())).toList();
     }
 
-    private static HttpResponse<String> post(int port, String path, String json) {
-        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    private static TestHttp.Response post(int port, String path, String json) {
+        return TestHttp.at(port).post(path, json);
     }
 
-    private static HttpResponse<String> get(int port, String path) {
-        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET());
-    }
-
-    private static HttpResponse<String> send(HttpRequest.Builder request) {
-        try {
-            return HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+    private static TestHttp.Response get(int port, String path) {
+        return TestHttp.at(port).get(path);
     }
 }

@@ -5,16 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.testkit.TestInfrastructure;
-import java.nio.charset.StandardCharsets;
+import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /** Out-of-order and undecodable records injected straight into the topic. */
@@ -145,14 +141,14 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         assertThat(deadLetters).extracting(ConsumerRecord::value).containsExactlyInAnyOrder(poison.get("not JSON"),
                 poison.get("JSON that is no event"), foreign, null, "{\"keyless\": \"" + marker + "\"}");
         for (var letter : deadLetters) {
-            assertThat(header(letter, "kafka_dlt-original-topic")).isEqualTo(TOPIC);
+            assertThat(TopicReader.header(letter, "kafka_dlt-original-topic")).isEqualTo(TOPIC);
             assertThat(letter.headers().lastHeader("kafka_dlt-original-partition")).isNotNull();
             assertThat(letter.headers().lastHeader("kafka_dlt-original-offset")).isNotNull();
-            assertThat(header(letter, "kafka_dlt-exception-message")).contains("not a valid account event");
+            assertThat(TopicReader.header(letter, "kafka_dlt-exception-message")).contains("not a valid account event");
         }
         assertThat(deadLetters.stream().filter(r -> r.value() == null).findFirst().orElseThrow().key())
                 .isEqualTo(tombstoned.toString());
-        assertThat(header(deadLetters.stream().filter(r -> foreign.equals(r.value())).findFirst().orElseThrow(),
+        assertThat(TopicReader.header(deadLetters.stream().filter(r -> foreign.equals(r.value())).findFirst().orElseThrow(),
                 "kafka_dlt-exception-message")).contains("is not the event's account");
     }
 
@@ -196,32 +192,12 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         return null;
     }
 
-    private static String header(ConsumerRecord<String, String> record, String name) {
-        var header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-    }
-
     /** The dead letters that match, once there are {@code expected} of them. */
     private static List<ConsumerRecord<String, String>> readDeadLetters(int expected,
             java.util.function.Predicate<ConsumerRecord<String, String>> wanted) {
-        var props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestInfrastructure.get().bootstrapServers());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlt-reader-" + UUID.randomUUID());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        var records = new ArrayList<ConsumerRecord<String, String>>();
-        try (var consumer = new KafkaConsumer<String, String>(props)) {
-            consumer.subscribe(List.of("accounts.events.dlt"));
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(record -> {
-                    if (wanted.test(record)) {
-                        records.add(record);
-                    }
-                });
-                return records.size() >= expected;
-            });
+        try (var reader = new TopicReader(TestInfrastructure.get().bootstrapServers(), "accounts.events.dlt")) {
+            return reader.readUntil(seen -> seen.stream().filter(wanted).count() >= expected, Duration.ofSeconds(30))
+                    .stream().filter(wanted).toList();
         }
-        return records;
     }
 }

@@ -4,13 +4,8 @@ import dev.ledgerlab.events.AccountEvent;
 import dev.ledgerlab.events.AccountOpened;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventEnvelope;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -34,8 +29,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The one integration-test base of this module: the real projector consuming a real Kafka topic into the real
@@ -54,8 +47,6 @@ public abstract class ProjectorIntegrationTest {
     /** The database of the test class: {@code ledger} unless it isolated itself. */
     public static final String DATABASE_PROPERTY = "ledgerlab.test.database";
     protected static final int PARTITIONS = 3;
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static KafkaProducer<String, String> producer;
 
     @DynamicPropertySource
@@ -182,36 +173,16 @@ public abstract class ProjectorIntegrationTest {
         return account;
     }
 
-    protected record Response(int status, String contentType, String body) {
-        public JsonNode json() {
-            return JSON.readTree(body);
-        }
+    protected TestHttp.Response get(String path) {
+        return TestHttp.at(port).get(path);
     }
 
-    protected Response get(String path) {
-        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET());
+    protected TestHttp.Response post(String path) {
+        return TestHttp.at(port).post(path);
     }
 
-    protected Response post(String path) {
-        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .POST(HttpRequest.BodyPublishers.noBody()));
-    }
-
-    protected Response delete(String path) {
-        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).DELETE());
-    }
-
-    private static Response send(HttpRequest.Builder request) {
-        try {
-            var response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
-                    response.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    protected TestHttp.Response delete(String path) {
+        return TestHttp.at(port).delete(path);
     }
 
     /** The projected (balance, version) of an account, or null when the projection does not know it. */

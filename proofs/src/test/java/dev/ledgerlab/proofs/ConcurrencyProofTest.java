@@ -2,13 +2,13 @@ package dev.ledgerlab.proofs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
-import dev.ledgerlab.proofs.support.TopicRecords;
 import dev.ledgerlab.testkit.Concurrently;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
+import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,7 +52,7 @@ class ConcurrencyProofTest {
         var accounts = Pipeline.openAccounts(api, 10);
         var sums = new HashMap<UUID, Long>();
         var counts = new HashMap<UUID, Long>();
-        var deposits = new ArrayList<Callable<Http.Response>>();
+        var deposits = new ArrayList<Callable<TestHttp.Response>>();
         for (int i = 0; i < 100; i++) {
             var account = accounts.get(random.nextInt(accounts.size()));
             long amount = 1 + random.nextInt(1_000_000);
@@ -65,16 +65,16 @@ class ConcurrencyProofTest {
         var responses = Concurrently.atOnce(deposits);
         pipeline.awaitQuiet(Duration.ofSeconds(90));
 
-        assertThat(responses).allSatisfy(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200));
+        assertThat(responses).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(200));
         for (var account : accounts) {
-            var projected = Http.get(projector.port(), "/accounts/" + account + "/balance").json();
+            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
             assertThat(projected.get("balance").asLong()).as("balance of %s", account)
                     .isEqualTo(sums.getOrDefault(account, 0L));
             assertThat(projected.get("version").asLong()).as("version of %s", account)
                     .isEqualTo(1 + counts.getOrDefault(account, 0L));
         }
         Pipeline.assertInvariantsHold(projector);
-        assertThat(TopicRecords.endOffsets(pipeline.infrastructure().bootstrapServers(),
+        assertThat(TopicReader.endOffsets(pipeline.infrastructure().bootstrapServers(),
                 pipeline.topic())).as("the relay's partitions, though the projector subscribed first").hasSize(6);
         var verdict = IndependentChecker.assertConsistent(pipeline);
         System.out.printf("scenario 1 seed=%d: 110 events, quiet after %d ms; %s%n", seed,
@@ -89,10 +89,10 @@ class ConcurrencyProofTest {
         var accounts = new ArrayList<UUID>();
         for (int i = 0; i < 5; i++) {
             var account = Pipeline.openAccount(api);
-            assertThat(Pipeline.deposit(api, account, 1_000).statusCode()).isEqualTo(200);
+            assertThat(Pipeline.deposit(api, account, 1_000).status()).isEqualTo(200);
             accounts.add(account);
         }
-        var operations = new ArrayList<Callable<Http.Response>>();
+        var operations = new ArrayList<Callable<TestHttp.Response>>();
         var targets = new ArrayList<UUID>();
         for (int i = 0; i < 200; i++) {
             var account = accounts.get(random.nextInt(accounts.size()));
@@ -110,10 +110,10 @@ class ConcurrencyProofTest {
         long refused = 0;
         for (int i = 0; i < responses.size(); i++) {
             var response = responses.get(i);
-            if (response.statusCode() == 200) {
+            if (response.status() == 200) {
                 succeeded.merge(targets.get(i), 1L, Long::sum);
             } else {
-                assertThat(response.statusCode()).as(response.body()).isEqualTo(409);
+                assertThat(response.status()).as(response.body()).isEqualTo(409);
                 assertThat(response.json().get("type").asString())
                         .isEqualTo("urn:ledgerlab:problem:insufficient-funds");
                 refused++;
@@ -122,8 +122,8 @@ class ConcurrencyProofTest {
         for (var account : accounts) {
             long events = pipeline.queryLong("SELECT count(*) FROM ledger.events WHERE account_id = '" + account + "'");
             assertThat(events).as("a refused withdrawal leaves no event").isEqualTo(2 + succeeded.getOrDefault(account, 0L));
-            var written = Http.get(api.port(), "/accounts/" + account).json();
-            var projected = Http.get(projector.port(), "/accounts/" + account + "/balance").json();
+            var written = TestHttp.at(api.port()).get("/accounts/" + account).json();
+            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
             assertThat(projected.get("balance").asLong()).isEqualTo(written.get("balance").asLong()).isNotNegative();
             assertThat(projected.get("version").asLong()).isEqualTo(written.get("version").asLong());
         }
@@ -148,7 +148,7 @@ class ConcurrencyProofTest {
                 + "' AND partition = (SELECT min(partition) FROM projection.offsets WHERE group_id = '"
                 + pipeline.group() + "')");
         try {
-            var report = Http.get(projector.port(), "/projection/invariants").json();
+            var report = TestHttp.at(projector.port()).get("/projection/invariants").json();
 
             assertThat(report.get("ok").asBoolean()).isFalse();
             var violations = new ArrayList<String>();

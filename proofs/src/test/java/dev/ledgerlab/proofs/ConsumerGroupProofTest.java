@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.proofs.support.Faults;
 import dev.ledgerlab.proofs.support.GroupOffsets;
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,7 +96,7 @@ class ConsumerGroupProofTest {
             for (int i = 0; i < 30; i++) {
                 var account = Pipeline.openAccount(api);
                 accounts.add(account);
-                assertThat(Pipeline.deposit(api, account, 10 + i).statusCode()).isEqualTo(200);
+                assertThat(Pipeline.deposit(api, account, 10 + i).status()).isEqualTo(200);
             }
 
             pipeline.awaitQuiet(Duration.ofSeconds(90));
@@ -108,7 +108,7 @@ class ConsumerGroupProofTest {
             assertThat(received.stream().filter(r -> r > 0)).as("members that received records").hasSize(3);
             assertThat(received.stream().filter(r -> r == 0)).as("idle members").hasSize(2);
             for (int i = 0; i < accounts.size(); i++) {
-                assertThat(Http.get(projectors.get(0).port(), "/accounts/" + accounts.get(i) + "/balance").json()
+                assertThat(TestHttp.at(projectors.get(0).port()).get("/accounts/" + accounts.get(i) + "/balance").json()
                         .get("balance").asLong()).isEqualTo(10 + i);
             }
             Pipeline.assertInvariantsHold(projectors.get(0));

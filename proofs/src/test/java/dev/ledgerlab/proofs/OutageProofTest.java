@@ -3,12 +3,12 @@ package dev.ledgerlab.proofs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
 import dev.ledgerlab.testkit.DurablePostgres;
+import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -95,7 +95,7 @@ class OutageProofTest {
     }
 
     private static int ready(ServiceProcess service) {
-        return Http.get(service.port(), "/actuator/health/readiness").statusCode();
+        return TestHttp.at(service.port()).get("/actuator/health/readiness").status();
     }
 
     /**

@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.proofs.support.Faults;
 import dev.ledgerlab.proofs.support.GroupOffsets;
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;

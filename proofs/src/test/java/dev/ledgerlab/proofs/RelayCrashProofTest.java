@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.proofs.support.Faults;
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +35,7 @@ class RelayCrashProofTest {
                 var relay = pipeline.relay();
                 long killAfter = 100 + new Random(seed).nextInt(400);
                 await().atMost(Duration.ofSeconds(90)).until(() ->
-                        Http.get(relay.port(), "/relay/status").json().get("recordsPublished").asLong() >= killAfter);
+                        TestHttp.at(relay.port()).get("/relay/status").json().get("recordsPublished").asLong() >= killAfter);
                 assertThat(relay.kill()).as("SIGKILL").isEqualTo(137);
                 // Events keep being written while no relay runs; they wait in the WAL, held by the slot.
                 load.awaitMore(200, Duration.ofSeconds(60));

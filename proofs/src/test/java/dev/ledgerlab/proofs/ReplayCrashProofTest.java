@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.proofs.support.Faults;
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
 import dev.ledgerlab.testkit.DurablePostgres;
+import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -78,7 +78,7 @@ class ReplayCrashProofTest {
             var faulty = pipeline.projector(SMALL_BATCHES, "--projector.faults.halt-at=rebuild-after-db-commit",
                     "--projector.faults.halt-after-batches=" + batch);
             catchUp(faulty, load);
-            assertThat(Http.post(faulty.port(), "/projection/rebuild", "{}").statusCode()).isEqualTo(202);
+            assertThat(TestHttp.at(faulty.port()).post("/projection/rebuild", "{}").status()).isEqualTo(202);
             var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
             var run = runState("rebuild");
             assertThat(run.state()).isEqualTo("running");
@@ -102,7 +102,7 @@ class ReplayCrashProofTest {
         try (var load = new Load(api, accounts, seed)) {
             var faulty = pipeline.projector("--projector.faults.halt-at=during-swap");
             catchUp(faulty, load);
-            assertThat(Http.post(faulty.port(), "/projection/rebuild", "{}").statusCode()).isEqualTo(202);
+            assertThat(TestHttp.at(faulty.port()).post("/projection/rebuild", "{}").status()).isEqualTo(202);
             var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
             var run = runState("rebuild");
             assertThat(run.state()).as("the swap rolled back with its process").isEqualTo("running");
@@ -136,7 +136,7 @@ class ReplayCrashProofTest {
     /** Waits until the latest run of that kind, as this projector reports it, completed. */
     private static void awaitCompleted(ServiceProcess projector, String kind) {
         await().atMost(Duration.ofSeconds(120)).until(() -> "completed".equals(
-                Http.get(projector.port(), "/projection/" + kind).json().get("state").asString()));
+                TestHttp.at(projector.port()).get("/projection/" + kind).json().get("state").asString()));
     }
 
     private record Run(long id, String state, long position, long target) {

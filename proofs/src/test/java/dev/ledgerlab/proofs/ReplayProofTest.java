@@ -3,11 +3,11 @@ package dev.ledgerlab.proofs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ledgerlab.proofs.support.Http;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.List;
@@ -63,11 +63,11 @@ class ReplayProofTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() >= 200);
             try (var reading = reads.start(second)) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> reads.answered.get() > 0);
-                var started = Http.post(first.port(), "/projection/replay", "{}");
-                assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+                var started = TestHttp.at(first.port()).post("/projection/replay", "{}");
+                assertThat(started.status()).as(started.body()).isEqualTo(202);
                 replayId = started.json().get("id").asLong();
                 await().atMost(Duration.ofSeconds(120)).until(() ->
-                        "completed".equals(Http.get(second.port(), "/projection/replay").json().get("state")
+                        "completed".equals(TestHttp.at(second.port()).get("/projection/replay").json().get("state")
                                 .asString()));
                 load.awaitMore(100, Duration.ofSeconds(60));
             }
@@ -81,7 +81,7 @@ class ReplayProofTest {
         assertThat(reads.unexpected).as("reads that were neither 200 nor 503 projection-rebuilding").isEmpty();
         assertThat(reads.rebuilding.get()).as("reads refused as rebuilding").isPositive();
         assertThat(reads.wentBack).as("reads whose version was below one read before the replay").isEmpty();
-        var progress = Http.get(first.port(), "/projection/replay").json();
+        var progress = TestHttp.at(first.port()).get("/projection/replay").json();
         assertThat(progress.get("id").asLong()).isEqualTo(replayId);
         System.out.printf("replay in place %d under load, two projectors: %s events re-applied in %s s; reads: %d "
                 + "refused as rebuilding, %d answered%n", replayId, progress.get("eventsApplied"),
@@ -98,10 +98,10 @@ class ReplayProofTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() >= 200);
             try (var reading = reads.start(first, second)) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> reads.answered.get() > 0);
-                var started = Http.post(second.port(), "/projection/rebuild", "{}");
-                assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+                var started = TestHttp.at(second.port()).post("/projection/rebuild", "{}");
+                assertThat(started.status()).as(started.body()).isEqualTo(202);
                 await().atMost(Duration.ofSeconds(120)).until(() ->
-                        "completed".equals(Http.get(first.port(), "/projection/rebuild").json().get("state")
+                        "completed".equals(TestHttp.at(first.port()).get("/projection/rebuild").json().get("state")
                                 .asString()));
                 long acceptedAtSwap = load.accepted();
                 long answeredAtSwap = reads.answered.get();
@@ -116,7 +116,7 @@ class ReplayProofTest {
         assertThat(reads.unexpected).as("reads that did not answer 200 during the rebuild").isEmpty();
         assertThat(reads.rebuilding.get()).as("reads refused as rebuilding").isZero();
         assertThat(reads.wentBack).as("reads whose version was below one read before").isEmpty();
-        var progress = Http.get(second.port(), "/projection/rebuild").json();
+        var progress = TestHttp.at(second.port()).get("/projection/rebuild").json();
         System.out.printf("shadow rebuild %s under load, two projectors: %s; %d reads, none failed or went back%n",
                 progress.get("id"), progress.get("detail"), reads.answered.get());
     }
@@ -176,13 +176,13 @@ class ReplayProofTest {
         }
 
         private void read(ServiceProcess instance, UUID account) {
-            var response = Http.get(instance.port(), "/accounts/" + account + "/balance");
-            if (response.statusCode() == 503 && REBUILDING.equals(response.json().get("type").asString())) {
+            var response = TestHttp.at(instance.port()).get("/accounts/" + account + "/balance");
+            if (response.status() == 503 && REBUILDING.equals(response.json().get("type").asString())) {
                 rebuilding.incrementAndGet();
                 return;
             }
-            if (response.statusCode() != 200) {
-                unexpected.add(instance + " " + account + ": " + response.statusCode() + " " + response.body());
+            if (response.status() != 200) {
+                unexpected.add(instance + " " + account + ": " + response.status() + " " + response.body());
                 return;
             }
             answered.incrementAndGet();

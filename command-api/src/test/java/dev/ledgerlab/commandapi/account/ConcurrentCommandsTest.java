@@ -6,6 +6,7 @@ import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.testkit.Concurrently;
+import dev.ledgerlab.testkit.TestHttp;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +30,7 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
         }
         var expectedSum = new HashMap<UUID, Long>();
         var expectedCount = new HashMap<UUID, Long>();
-        var deposits = new ArrayList<Callable<ApiClient.Response>>();
+        var deposits = new ArrayList<Callable<TestHttp.Response>>();
         for (int i = 0; i < 100; i++) {
             var account = accounts.get(random.nextInt(accounts.size()));
             long amount = 1 + random.nextInt(1_000_000);
@@ -57,14 +58,14 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
         var account = api.openAccount("alice");
         long amount = 2_500;
         api.deposit(account, 20 * amount);
-        var withdrawals = new ArrayList<Callable<ApiClient.Response>>();
+        var withdrawals = new ArrayList<Callable<TestHttp.Response>>();
         for (int i = 0; i < 50; i++) {
             withdrawals.add(() -> api.withdraw(account, amount));
         }
 
         var responses = Concurrently.atOnce(withdrawals);
 
-        var byStatus = new HashMap<Integer, List<ApiClient.Response>>();
+        var byStatus = new HashMap<Integer, List<TestHttp.Response>>();
         responses.forEach(r -> byStatus.computeIfAbsent(r.status(), s -> new ArrayList<>()).add(r));
         assertThat(byStatus.keySet()).containsExactlyInAnyOrder(200, 409);
         assertThat(byStatus.get(200)).hasSize(20);

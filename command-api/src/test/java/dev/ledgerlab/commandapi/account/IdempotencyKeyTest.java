@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
+import dev.ledgerlab.testkit.TestHttp;
 import java.util.ArrayList;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -65,7 +66,7 @@ class IdempotencyKeyTest extends CommandApiIntegrationTest {
         var otherCommand = api.withdraw(account, 700, "Idempotency-Key", key);
         var otherAccount = api.deposit(api.openAccount("bob"), 700, "Idempotency-Key", key);
 
-        for (var response : new ApiClient.Response[] {otherAmount, otherCommand, otherAccount}) {
+        for (var response : new TestHttp.Response[] {otherAmount, otherCommand, otherAccount}) {
             assertThat(response.status()).isEqualTo(422);
             assertThat(response.json().get("type").asString())
                     .isEqualTo("urn:ledgerlab:problem:idempotency-key-reused");
@@ -96,7 +97,7 @@ class IdempotencyKeyTest extends CommandApiIntegrationTest {
         var start = new CountDownLatch(1);
         var pool = Executors.newFixedThreadPool(retries);
         try {
-            var responses = new ArrayList<Future<ApiClient.Response>>();
+            var responses = new ArrayList<Future<TestHttp.Response>>();
             for (int i = 0; i < retries; i++) {
                 responses.add(pool.submit(() -> {
                     start.await();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
+import dev.ledgerlab.testkit.TestHttp;
 import java.net.http.HttpRequest;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -134,7 +135,7 @@ class RejectedRequestTest extends CommandApiIntegrationTest {
         assertThat(response.contentType()).startsWith("application/problem+json");
     }
 
-    private static void assertProblem(ApiClient.Response response, int status, String type) {
+    private static void assertProblem(TestHttp.Response response, int status, String type) {
         assertThat(response.status()).as(response.body()).isEqualTo(status);
         assertThat(response.contentType()).startsWith("application/problem+json");
         var problem = response.json();

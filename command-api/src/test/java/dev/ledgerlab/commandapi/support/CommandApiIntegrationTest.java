@@ -35,7 +35,7 @@ public abstract class CommandApiIntegrationTest {
 
     @BeforeEach
     void client() {
-        api = new ApiClient("http://localhost:" + port);
+        api = new ApiClient(port);
     }
 
     /** Everything the write side stores, as one comparable value. */

@@ -1,6 +1,6 @@
 package dev.ledgerlab.relay.capture;
 
-import static dev.ledgerlab.relay.support.TopicReader.header;
+import static dev.ledgerlab.testkit.TopicReader.header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

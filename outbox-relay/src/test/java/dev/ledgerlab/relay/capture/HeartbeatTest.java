@@ -1,6 +1,6 @@
 package dev.ledgerlab.relay.capture;
 
-import static dev.ledgerlab.relay.support.TopicReader.keyed;
+import static dev.ledgerlab.testkit.TopicReader.keyed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

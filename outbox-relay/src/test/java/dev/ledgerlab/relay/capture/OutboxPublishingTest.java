@@ -1,7 +1,7 @@
 package dev.ledgerlab.relay.capture;
 
-import static dev.ledgerlab.relay.support.TopicReader.header;
-import static dev.ledgerlab.relay.support.TopicReader.keyed;
+import static dev.ledgerlab.testkit.TopicReader.header;
+import static dev.ledgerlab.testkit.TopicReader.keyed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledgerlab.events.EventCodec;

@@ -1,27 +1,21 @@
 package dev.ledgerlab.relay.leadership;
 
-import static dev.ledgerlab.relay.support.TopicReader.keyed;
+import static dev.ledgerlab.testkit.TopicReader.keyed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.relay.status.RelayRole;
 import dev.ledgerlab.relay.support.RelayIntegrationTest;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /** One relay per slot is active; another waits, hot, and takes over when the first lets go of its lock. */
 class RelayLeadershipTest extends RelayIntegrationTest {
 
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     /** The backend holding the advisory lock of a name: the 64-bit key is split into classid and objid. */
     private static final String LOCK_HOLDER = "(SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
             + "AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(?, 0))";
@@ -101,13 +95,7 @@ class RelayLeadershipTest extends RelayIntegrationTest {
     }
 
     private static JsonNode get(ConfigurableApplicationContext relay, String path) {
-        var port = relay.getEnvironment().getProperty("local.server.port");
-        try {
-            var response = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return JSON.readTree(response.body());
-        } catch (Exception e) {
-            throw new IllegalStateException("GET " + path + " failed", e);
-        }
+        var port = Integer.parseInt(relay.getEnvironment().getProperty("local.server.port"));
+        return TestHttp.at(port).get(path).json();
     }
 }

@@ -12,6 +12,7 @@ import dev.ledgerlab.relay.status.RelayRole;
 import dev.ledgerlab.relay.status.RelayStatus;
 import dev.ledgerlab.testkit.Infrastructure;
 import dev.ledgerlab.testkit.TestInfrastructure;
+import dev.ledgerlab.testkit.TopicReader;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;

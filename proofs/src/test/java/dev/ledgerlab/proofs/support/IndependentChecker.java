@@ -2,6 +2,7 @@ package dev.ledgerlab.proofs.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ledgerlab.testkit.TopicReader;
 import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -170,7 +171,7 @@ public final class IndependentChecker {
                         JSON.readTree(rs.getString(4))));
             }
         }
-        var records = TopicRecords.readAll(pipeline.infrastructure().bootstrapServers(), pipeline.topic());
+        var records = TopicReader.readAll(pipeline.infrastructure().bootstrapServers(), pipeline.topic());
         var partitionOfKey = new HashMap<String, Integer>();
         var lastNewVersion = new HashMap<String, Long>();
         var seen = new HashSet<UUID>();
@@ -234,7 +235,7 @@ public final class IndependentChecker {
 
     /** Quiet means consumed to the end: the stored offset of every partition is its end offset. */
     private static void checkOffsetsReachTheEnd(Pipeline pipeline, List<String> violations) throws SQLException {
-        var ends = TopicRecords.endOffsets(pipeline.infrastructure().bootstrapServers(), pipeline.topic());
+        var ends = TopicReader.endOffsets(pipeline.infrastructure().bootstrapServers(), pipeline.topic());
         var stored = new HashMap<Integer, Long>();
         try (var connection = pipeline.connect(); var statement = connection.createStatement();
                 var rs = statement.executeQuery("SELECT partition, next_offset FROM projection.offsets WHERE group_id = '"
@@ -252,7 +253,7 @@ public final class IndependentChecker {
     private static long checkDeadLetters(Pipeline pipeline, Set<String> poison, List<String> violations) {
         // A copy that admits null: a tombstone is poison too.
         var injected = new HashSet<>(poison);
-        var letters = TopicRecords.readAll(pipeline.infrastructure().bootstrapServers(), pipeline.deadLetterTopic());
+        var letters = TopicReader.readAll(pipeline.infrastructure().bootstrapServers(), pipeline.deadLetterTopic());
         var values = new HashSet<String>();
         for (var letter : letters) {
             values.add(letter.value());

@@ -2,6 +2,7 @@ package dev.ledgerlab.proofs.support;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,15 +95,15 @@ public final class Load implements AutoCloseable {
                 long amount = 1 + random.nextInt(withdraw ? 20_000 : 10_000);
                 var path = "/accounts/" + account + (withdraw ? "/withdrawals" : "/deposits");
                 var response = send(path, "{\"amount\":" + amount + "}", keyPrefix + sequence.getAndIncrement());
-                if (response.statusCode() == 200) {
+                if (response.status() == 200) {
                     sums.get(account).addAndGet(withdraw ? -amount : amount);
                     acceptedEvents.add(UUID.fromString(response.json().get("eventId").asString()));
                     accepted.incrementAndGet();
-                } else if (withdraw && response.statusCode() == 409
+                } else if (withdraw && response.status() == 409
                         && INSUFFICIENT_FUNDS.equals(response.problemType())) {
                     refused.incrementAndGet();
                 } else {
-                    throw new IllegalStateException(path + " answered " + response.statusCode() + " "
+                    throw new IllegalStateException(path + " answered " + response.status() + " "
                             + response.body());
                 }
             }, 0, PAUSE.toMillis(), TimeUnit.MILLISECONDS));
@@ -110,7 +111,7 @@ public final class Load implements AutoCloseable {
     }
 
     /** One command, sent again with its key for as long as it gets no answer or 503 database-unavailable. */
-    private Http.Response send(String path, String body, String key) {
+    private TestHttp.Response send(String path, String body, String key) {
         var first = attempt(path, body, key);
         if (!retryable(first)) {
             return first;
@@ -125,25 +126,25 @@ public final class Load implements AutoCloseable {
         return answer;
     }
 
-    private Http.Response attempt(String path, String body, String key) {
+    private TestHttp.Response attempt(String path, String body, String key) {
         long started = System.nanoTime();
-        var response = Http.post(api.port(), path, body, "Idempotency-Key", key);
-        if (response.statusCode() != 0) {
+        var response = TestHttp.at(api.port()).post(path, body, "Idempotency-Key", key);
+        if (response.status() != 0) {
             answeredNanos.addAndGet(System.nanoTime() - started);
             answers.incrementAndGet();
         }
-        if (response.statusCode() == 0) {
+        if (response.status() == 0) {
             unanswered.incrementAndGet();
-        } else if (response.statusCode() == 503 && UNAVAILABLE.equals(response.problemType())) {
+        } else if (response.status() == 503 && UNAVAILABLE.equals(response.problemType())) {
             unavailable.incrementAndGet();
             slowestUnavailable.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
         }
         return response;
     }
 
-    private static boolean retryable(Http.Response response) {
-        return response.statusCode() == 0
-                || response.statusCode() == 503 && UNAVAILABLE.equals(response.problemType());
+    private static boolean retryable(TestHttp.Response response) {
+        return response.status() == 0
+                || response.status() == 503 && UNAVAILABLE.equals(response.problemType());
     }
 
     public long accepted() {

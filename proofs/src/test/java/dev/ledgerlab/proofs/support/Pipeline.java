@@ -7,6 +7,7 @@ import dev.ledgerlab.commandapi.CommandApiApplication;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.testkit.Infrastructure;
+import dev.ledgerlab.testkit.TestHttp;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -127,8 +128,8 @@ public final class Pipeline implements AutoCloseable {
     }
 
     public static UUID openAccount(ServiceProcess commandApi) {
-        var response = Http.post(commandApi.port(), "/accounts", "{\"owner\":\"proof\"}");
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+        var response = TestHttp.at(commandApi.port()).post("/accounts", "{\"owner\":\"proof\"}");
+        assertThat(response.status()).as(response.body()).isEqualTo(201);
         return UUID.fromString(response.json().get("accountId").asString());
     }
 
@@ -141,16 +142,16 @@ public final class Pipeline implements AutoCloseable {
         return accounts;
     }
 
-    public static Http.Response deposit(ServiceProcess commandApi, UUID account, long amount) {
-        return Http.post(commandApi.port(), "/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
+    public static TestHttp.Response deposit(ServiceProcess commandApi, UUID account, long amount) {
+        return TestHttp.at(commandApi.port()).post("/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
     }
 
-    public static Http.Response withdraw(ServiceProcess commandApi, UUID account, long amount) {
-        return Http.post(commandApi.port(), "/accounts/" + account + "/withdrawals", "{\"amount\":" + amount + "}");
+    public static TestHttp.Response withdraw(ServiceProcess commandApi, UUID account, long amount) {
+        return TestHttp.at(commandApi.port()).post("/accounts/" + account + "/withdrawals", "{\"amount\":" + amount + "}");
     }
 
     public static JsonNode status(ServiceProcess projector) {
-        return Http.get(projector.port(), "/projection/status").json();
+        return TestHttp.at(projector.port()).get("/projection/status").json();
     }
 
     /**
@@ -247,7 +248,7 @@ public final class Pipeline implements AutoCloseable {
     public void assertProjectedAsTold(ServiceProcess projector, List<UUID> accounts, Load load) {
         awaitQuiet(Duration.ofSeconds(120));
         for (var account : accounts) {
-            var projected = Http.get(projector.port(), "/accounts/" + account + "/balance").json();
+            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
             assertThat(projected.get("balance").asLong()).as("balance of %s on %s", account, projector)
                     .isEqualTo(load.sum(account));
         }
@@ -256,7 +257,7 @@ public final class Pipeline implements AutoCloseable {
 
     /** Runs the projector's own invariant checker and asserts it found nothing; returns its report. */
     public static JsonNode assertInvariantsHold(ServiceProcess projector) {
-        var report = Http.get(projector.port(), "/projection/invariants").json();
+        var report = TestHttp.at(projector.port()).get("/projection/invariants").json();
         assertThat(report.get("violations").size()).as("violations: %s", report.get("violations")).isZero();
         assertThat(report.get("ok").asBoolean()).isTrue();
         assertThat(report.get("eventsApplied").asLong()).isEqualTo(report.get("eventsStored").asLong());

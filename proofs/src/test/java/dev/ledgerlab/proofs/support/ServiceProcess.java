@@ -3,6 +3,7 @@ package dev.ledgerlab.proofs.support;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.infra.EmbeddedStack;
+import dev.ledgerlab.testkit.TestHttp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -114,7 +115,7 @@ public final class ServiceProcess implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + tail());
                 }
-                return Http.get(port, "/actuator/health/readiness").statusCode() == 200;
+                return TestHttp.at(port).get("/actuator/health/readiness").status() == 200;
             });
         } catch (RuntimeException e) {
             process.destroyForcibly();

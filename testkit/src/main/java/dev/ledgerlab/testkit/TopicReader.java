@@ -1,4 +1,4 @@
-package dev.ledgerlab.relay.support;
+package dev.ledgerlab.testkit;
 
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -16,28 +18,60 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * Reads a whole topic from offset zero with a plain consumer and no group, collecting everything it has seen. Create
- * it after the relay has started: the relay creates the topic, and a consumer must never create it by accident.
+ * Reads a whole topic from offset zero with a plain consumer: assigned every partition, in no consumer group's
+ * bookkeeping, committing nothing, never creating the topic. The one topic reader of every module's tests.
  */
 public final class TopicReader implements AutoCloseable {
 
     private final KafkaConsumer<String, String> consumer;
+    private final List<TopicPartition> partitions;
     private final List<ConsumerRecord<String, String>> seen = new ArrayList<>();
 
-    TopicReader(String bootstrapServers, String topic) {
+    /** @throws IllegalStateException when the topic does not exist */
+    public TopicReader(String bootstrapServers, String topic) {
         consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                // A group id nobody uses, so that the consumer does not warn about its high watermark; never committed.
+                ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + UUID.randomUUID(),
                 ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false"),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000"),
                 new StringDeserializer(), new StringDeserializer());
-        var partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+        partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition()))
                 .toList();
         if (partitions.isEmpty()) {
+            consumer.close();
             throw new IllegalStateException("topic " + topic + " does not exist");
         }
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
+    }
+
+    /** Everything the topic holds right now: read up to the end offsets taken at this call. */
+    public static List<ConsumerRecord<String, String>> readAll(String bootstrapServers, String topic) {
+        try (var reader = new TopicReader(bootstrapServers, topic)) {
+            return reader.readToEnd();
+        }
+    }
+
+    /** The end offset of every partition: the number of records each has ever held. */
+    public static Map<Integer, Long> endOffsets(String bootstrapServers, String topic) {
+        try (var reader = new TopicReader(bootstrapServers, topic)) {
+            return reader.ends().entrySet().stream()
+                    .collect(Collectors.toMap(e -> e.getKey().partition(), Map.Entry::getValue));
+        }
+    }
+
+    /** Reads up to the end offsets taken now, and returns everything read. */
+    public List<ConsumerRecord<String, String>> readToEnd() {
+        var ends = ends();
+        await().atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10)).until(() -> {
+            consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
+            return partitions.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
+        });
+        seen.removeIf(r -> r.offset() >= ends.get(new TopicPartition(r.topic(), r.partition())));
+        return List.copyOf(seen);
     }
 
     /** Polls until everything seen so far satisfies {@code done}, and returns all of it. */
@@ -70,6 +104,10 @@ public final class TopicReader implements AutoCloseable {
 
     public static List<ConsumerRecord<String, String>> keyed(List<ConsumerRecord<String, String>> records, Object key) {
         return records.stream().filter(r -> key.toString().equals(r.key())).toList();
+    }
+
+    private Map<TopicPartition, Long> ends() {
+        return consumer.endOffsets(partitions, Duration.ofSeconds(30));
     }
 
     @Override
