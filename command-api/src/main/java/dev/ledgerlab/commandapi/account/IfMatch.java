@@ -7,6 +7,10 @@ import java.util.regex.Pattern;
 /**
  * The versions a client's {@code If-Match} accepts. Entity tags are the account version in quotes ({@code "3"}),
  * as sent in {@code ETag}; {@code *} accepts any existing account; weak tags never match (RFC 9110 13.1.1).
+ *
+ * <p>Parsed here rather than with Spring's {@code ETag.parse}, which drops what it cannot read (seen with Spring
+ * Framework 7.0.8: {@code 2} parses to no tag at all, {@code "3" "4"} to {@code "3"} alone): a malformed precondition
+ * would then pass as a weaker one, or as none, where it must be a 400 that changes nothing.
  */
 public record IfMatch(Set<Long> versions, boolean any, String header) {
 

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Runs Debezium's embedded engine on its own thread for as long as this relay is active, and starts a new engine
@@ -83,8 +84,20 @@ public final class OutboxEngine {
         }
     }
 
+    /**
+     * Runs the engine again and again until asked to stop, waiting between runs by Spring's {@link ExponentialBackOff}
+     * (first back-off doubling to the maximum; a run that lasted longer than the maximum starts the sequence again).
+     * Not Spring's {@code RetryTemplate}: its wait can only be cut short by interrupting this thread, and this thread
+     * runs the engine, whose shutdown (storing the acknowledged offsets) an interrupt could break. Waiting on the stop
+     * signal instead ends the wait the moment the relay is asked to stop.
+     */
     private void superviseRuns(CountDownLatch stopSignal) {
-        var backoff = firstBackoff;
+        var backOff = new ExponentialBackOff(firstBackoff.toMillis(), 2.0);
+        backOff.setMaxInterval(maxBackoff.toMillis());
+        // An engine is restarted for as long as this relay is active, however often it fails.
+        backOff.setMaxElapsedTime(Long.MAX_VALUE);
+        backOff.setMaxAttempts(Long.MAX_VALUE);
+        var delays = backOff.start();
         while (stopSignal.getCount() > 0) {
             long started = System.nanoTime();
             String outcome = runOnce(stopSignal);
@@ -92,20 +105,20 @@ public final class OutboxEngine {
                 return;
             }
             if (Duration.ofNanos(System.nanoTime() - started).compareTo(maxBackoff) > 0) {
-                backoff = firstBackoff;
+                delays = backOff.start();
             }
+            long delay = delays.nextBackOff();
             status.engineRestarted();
             log.warn("The engine stopped without being asked to ({}). Starting a new one in {} from the last stored offset.",
-                    outcome, backoff);
+                    outcome, Duration.ofMillis(delay));
             try {
-                if (stopSignal.await(backoff.toMillis(), TimeUnit.MILLISECONDS)) {
+                if (stopSignal.await(delay, TimeUnit.MILLISECONDS)) {
                     return;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-            backoff = backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
         }
     }
 
