@@ -13,7 +13,7 @@ import java.util.List;
 record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<String> passThrough) {
 
     static final String USAGE = """
-            Usage: ./lab [options] [--spring.property=value ...]
+            Usage: ./ledger-lab [options] [--spring.property=value ...]
               --fresh                   delete the lab's data and start afresh
               --data-dir=DIR            where PostgreSQL and Kafka keep their data (default: lab-data)
               --postgres-port=N         default %d

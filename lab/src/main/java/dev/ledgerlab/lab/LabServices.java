@@ -3,10 +3,14 @@ package dev.ledgerlab.lab;
 import dev.ledgerlab.commandapi.CommandApiApplication;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.relay.OutboxRelayApplication;
+import jakarta.servlet.Filter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.slf4j.MDC;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.support.GenericApplicationContext;
 
 /**
  * The three services as Spring Boot applications in this JVM, pointed at one PostgreSQL and one Kafka. The same
@@ -21,6 +25,21 @@ public final class LabServices implements AutoCloseable {
     public record Ports(int commandApi, int projector, int relay) {
         public static final Ports DEFAULT = new Ports(8080, 8081, 8082);
     }
+
+    /** Each service's name in the log, by its configuration name. */
+    private static final Map<String, String> SERVICES = Map.of(
+            CommandApiApplication.CONFIG_NAME, "command-api",
+            OutboxRelayApplication.CONFIG_NAME, "outbox-relay",
+            ProjectorApplication.CONFIG_NAME, "projector");
+    /**
+     * The threads each service's libraries start, by a fragment of their names: its connection pool (named after the
+     * service in its configuration), its Kafka clients, its listener containers, Debezium's threads.
+     */
+    private static final Map<String, String[]> THREADS = Map.of(
+            CommandApiApplication.CONFIG_NAME, new String[] {"command-api"},
+            OutboxRelayApplication.CONFIG_NAME, new String[] {"outbox-relay", "debezium", "blocking-snapshot"},
+            ProjectorApplication.CONFIG_NAME, new String[] {"projector", "projection-listener",
+                "projection-rebuild-listener", "replay-coordinator", "scheduling-"});
 
     private final List<ConfigurableApplicationContext> running;
 
@@ -48,6 +67,12 @@ public final class LabServices implements AutoCloseable {
     /** Starts one more instance of a service, e.g. a relay to replace one that was stopped. */
     public static ConfigurableApplicationContext run(Class<?> application, String configName,
             Infrastructure infrastructure, int port, List<String> passThrough) {
+        var service = SERVICES.get(configName);
+        ServiceNames.threads(service, THREADS.get(configName));
+        if (port > 0) {
+            // Tomcat's threads, by port: the request filter names requests, not what Tomcat logs around them.
+            ServiceNames.threads(service, "nio-" + port + "-");
+        }
         var args = new ArrayList<>(passThrough);
         // Command-line arguments outrank each service's application.yml, so the lab's infrastructure wins.
         args.add("--spring.datasource.url=" + infrastructure.jdbcUrl());
@@ -55,9 +80,17 @@ public final class LabServices implements AutoCloseable {
         args.add("--spring.datasource.password=" + infrastructure.password());
         args.add("--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers());
         args.add("--server.port=" + port);
-        return new SpringApplicationBuilder(application)
-                .properties("spring.config.name=" + configName)
-                .run(args.toArray(String[]::new));
+        // The lines logged while it starts are its own; so are those of each request it serves.
+        MDC.put(ServiceNames.MDC_KEY, service);
+        try {
+            return new SpringApplicationBuilder(application)
+                    .properties("spring.config.name=" + configName)
+                    .initializers(context -> ((GenericApplicationContext) context).registerBean("labServiceLogNames",
+                            Filter.class, () -> ServiceNames.requestFilter(service)))
+                    .run(args.toArray(String[]::new));
+        } finally {
+            MDC.remove(ServiceNames.MDC_KEY);
+        }
     }
 
     public ConfigurableApplicationContext commandApi() {
