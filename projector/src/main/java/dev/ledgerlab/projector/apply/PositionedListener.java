@@ -1,13 +1,10 @@
 package dev.ledgerlab.projector.apply;
 
-import dev.ledgerlab.db.DatabaseFailures;
 import dev.ledgerlab.projector.ProjectorProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,7 +22,8 @@ import org.springframework.kafka.listener.BatchListenerFailedException;
  * batch at once, and while no records come, at the container's idle events.
  *
  * <p>When the stored offsets cannot be read (PostgreSQL away during an assignment), the partitions stay unpositioned:
- * their first batch is refused as stale and re-positions them, retried until the database answers.
+ * their first batch is refused as stale and re-positions them, retried until the database answers. Each batch goes
+ * through {@link #process}, which turns every failure into one the error handler retries ({@link BatchRetries}).
  */
 public abstract class PositionedListener extends AbstractConsumerSeekAware {
 
@@ -35,12 +33,8 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     private final ProjectionStore store;
     private final SeekEpochs seekEpochs;
     private final Target target;
-    private final int gapRetries;
     private final boolean seekOnAssignment;
-    private final AtomicLong retries = new AtomicLong();
-    private final MeterRegistry meters;
-    /** Per partition: the offset of the record that last stayed unapplicable, and how often it did in a row. */
-    private final Map<TopicPartition, long[]> unapplicable = new ConcurrentHashMap<>();
+    private final BatchRetries retries;
 
     protected PositionedListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs, Target target,
             ProjectorProperties properties, MeterRegistry meters) {
@@ -48,8 +42,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
         this.store = store;
         this.seekEpochs = seekEpochs;
         this.target = target;
-        this.gapRetries = properties.gapRetries();
-        this.meters = meters;
+        this.retries = new BatchRetries(store.groupId(target), properties.gapRetries(), meters);
         // projector.positions=kafka: the live group starts where Kafka's committed offset says (the rebuild never does).
         this.seekOnAssignment = target == Target.REBUILD
                 || properties.positions() == ProjectorProperties.Positions.DATABASE;
@@ -142,7 +135,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
             outcome = write.apply(records);
         } catch (RuntimeException e) {
             // The transaction rolled back: nothing of this batch is applied, all of it comes again.
-            throw retry(e, 0);
+            throw retries.retry(e, 0);
         }
         committed.accept(outcome);
         try {
@@ -158,7 +151,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
             }
         } catch (RuntimeException e) {
             // Everything before the failed index is committed (everything, without one): the rest comes again.
-            throw retry(e, outcome.stale() || outcome.failedIndex() < 0 ? 0 : outcome.failedIndex());
+            throw retries.retry(e, outcome.stale() || outcome.failedIndex() < 0 ? 0 : outcome.failedIndex());
         }
         if (outcome.failedIndex() >= 0) {
             // The error handler retries from the index, then recovers that record (dead-letters or parks it).
@@ -173,29 +166,9 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
         return true;
     }
 
-    /**
-     * A batch failed for a reason that is not its records' (the database unreachable, a timeout, an abort, or a
-     * bug): everything from {@code index} on is delivered again after the error handler's back-off, for as long as it
-     * takes. Logged here once per attempt; counted by cause in {@code projection.batches.retried}.
-     */
-    private BatchListenerFailedException retry(RuntimeException failure, int index) {
-        var cause = DatabaseFailures.unavailable(failure) ? "database-unavailable"
-                : DatabaseFailures.transientFailure(failure) ? "transient" : "unexpected";
-        meters.counter("projection.batches.retried", "group", store.groupId(target), "cause", cause).increment();
-        long attempt = retries.incrementAndGet();
-        if (cause.equals("unexpected")) {
-            log.error("group {}: batch failed (retry {}), trying it again after a back-off: {}",
-                    store.groupId(target), attempt, failure.toString(), failure);
-        } else {
-            log.warn("group {}: batch failed, {} (retry {}), trying it again after a back-off: {}",
-                    store.groupId(target), cause, attempt, failure.getMessage());
-        }
-        return new BatchListenerFailedException(cause + ": " + failure.getMessage(), failure, index);
-    }
-
     /** Batches tried again since this process started, whatever the cause. */
     public long retriesSinceStart() {
-        return retries.get();
+        return retries.retries();
     }
 
     /**
@@ -213,15 +186,11 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
             return false;
         }
         var record = records.get(outcome.failedIndex());
-        var partition = new TopicPartition(record.topic(), record.partition());
-        var attempts = unapplicable.merge(partition, new long[] {record.offset(), 1},
-                (seen, first) -> seen[0] == record.offset() ? new long[] {seen[0], seen[1] + 1} : first);
-        if (attempts[1] <= gapRetries) {
+        if (!retries.exhausted(record)) {
             return false;
         }
-        unapplicable.remove(partition);
-        log.warn("parking account {} in {} at partition {} offset {} after {} attempts: {}", reason.accountId(),
-                target.schema(), record.partition(), record.offset(), attempts[1], reason.getMessage());
+        log.warn("parking account {} in {} at partition {} offset {} after its retries: {}", reason.accountId(),
+                target.schema(), record.partition(), record.offset(), reason.getMessage());
         writer.park(target, record, reason);
         reposition(consumer);
         return true;
