@@ -174,8 +174,7 @@ class ConsumerGroupProofTest {
             var accounts = Pipeline.openAccounts(api, 12);
             try (var load = new Load(api, accounts, seed)) {
                 // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
-                var zombie = pipeline.projectorUnready("--projector.faults.halt-at=freeze-holding-batch",
-                        "--projector.faults.halt-after-batches=" + batch);
+                var zombie = pipeline.projectorStoppingAt("freeze-holding-batch", batch);
                 await().atMost(Duration.ofSeconds(120)).until(zombie::isFrozen);
                 var freezing = Faults.faultLine(zombie);
                 var held = Faults.batchRanges(freezing);

@@ -169,8 +169,7 @@ class ProjectorCrashProofTest {
 
     /** A projector armed to halt at that point of that batch; returns its FAULT line once it is gone. */
     private static String haltAt(String point, int batch) {
-        var faulty = pipeline.projectorUnready("--projector.faults.halt-at=" + point,
-                "--projector.faults.halt-after-batches=" + batch);
+        var faulty = pipeline.projectorStoppingAt(point, batch);
         return Faults.awaitHalt(faulty, Duration.ofSeconds(120));
     }
 

@@ -52,8 +52,8 @@ class ReplayCrashProofTest {
         try (var load = new Load(api, accounts, seed)) {
             // A replay re-reads the whole log whatever was projected before: enough of it to die halfway through.
             load.awaitMore(500, Duration.ofSeconds(90));
-            var faulty = pipeline.projectorUnready("--projector.replay.on-start=true", SMALL_BATCHES,
-                    "--projector.faults.halt-at=after-db-commit", "--projector.faults.halt-after-batches=" + batch);
+            var faulty = pipeline.projectorStoppingAt("after-db-commit", batch, "--projector.replay.on-start=true",
+                    SMALL_BATCHES);
             var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
             var run = runState("replay");
             assertThat(run.state()).isEqualTo("running");

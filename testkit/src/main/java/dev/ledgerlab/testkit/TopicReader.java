@@ -29,7 +29,12 @@ public final class TopicReader implements AutoCloseable {
 
     /** @throws IllegalStateException when the topic does not exist */
     public TopicReader(String bootstrapServers, String topic) {
+        this(bootstrapServers, topic, "read_uncommitted");
+    }
+
+    private TopicReader(String bootstrapServers, String topic, String isolationLevel) {
         consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel,
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 // A group id nobody uses, so that the consumer does not warn about its high watermark; never committed.
                 ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + UUID.randomUUID(),
@@ -51,6 +56,16 @@ public final class TopicReader implements AutoCloseable {
     /** Everything the topic holds right now: read up to the end offsets taken at this call. */
     public static List<ConsumerRecord<String, String>> readAll(String bootstrapServers, String topic) {
         try (var reader = new TopicReader(bootstrapServers, topic)) {
+            return reader.readToEnd();
+        }
+    }
+
+    /**
+     * What a {@code read_committed} consumer sees of the topic right now: records of committed Kafka transactions and
+     * records written outside any transaction, up to the last stable offset.
+     */
+    public static List<ConsumerRecord<String, String>> readAllCommitted(String bootstrapServers, String topic) {
+        try (var reader = new TopicReader(bootstrapServers, topic, "read_committed")) {
             return reader.readToEnd();
         }
     }

@@ -14,10 +14,15 @@ public final class GroupOffsets {
 
     /** The offsets Kafka holds as committed for the pipeline's live group (absent: nothing committed). */
     public static Map<Integer, Long> committedInKafka(Pipeline pipeline) throws Exception {
+        return committedInKafka(pipeline, pipeline.group());
+    }
+
+    /** The offsets Kafka holds as committed for {@code group} on the pipeline's topic. */
+    public static Map<Integer, Long> committedInKafka(Pipeline pipeline, String group) throws Exception {
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 pipeline.infrastructure().bootstrapServers()))) {
             var offsets = new HashMap<Integer, Long>();
-            admin.listConsumerGroupOffsets(pipeline.group()).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
                     .forEach((partition, offset) -> {
                         if (offset != null && partition.topic().equals(pipeline.topic())) {
                             offsets.put(partition.partition(), offset.offset());

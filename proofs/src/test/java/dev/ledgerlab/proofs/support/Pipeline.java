@@ -122,6 +122,25 @@ public final class Pipeline implements AutoCloseable {
         return track(ServiceProcess.startUnready("projector", ProjectorApplication.class, args(more)));
     }
 
+    /**
+     * A projector armed by its fault seam to stop at {@code point} of its {@code batch}-th batch
+     * ({@code projector.faults.*}); not waited for.
+     */
+    public ServiceProcess projectorStoppingAt(String point, int batch, String... more) {
+        var args = new ArrayList<>(List.of(more));
+        args.add("--projector.faults.halt-at=" + point);
+        args.add("--projector.faults.halt-after-batches=" + batch);
+        return projectorUnready(args.toArray(String[]::new));
+    }
+
+    /**
+     * A {@code main} of this module's test sources (a simpler design, there to be shown failing) with this pipeline's
+     * settings; waited for until ready only if asked.
+     */
+    public ServiceProcess variant(String name, Class<?> main, boolean awaitReady, String... more) {
+        return track(ServiceProcess.startVariant(name, main, args(more), awaitReady));
+    }
+
     private ServiceProcess track(ServiceProcess process) {
         started.add(process);
         return process;

@@ -31,36 +31,47 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final String main;
     private final List<String> command;
+    private final boolean classDataSharing;
     private final int port;
     private volatile Process process;
     private volatile Path log;
 
-    private ServiceProcess(String name, String main, List<String> command, int port) {
+    private ServiceProcess(String name, String main, List<String> command, boolean classDataSharing, int port) {
         this.name = name;
         this.main = main;
         this.command = List.copyOf(command);
+        this.classDataSharing = classDataSharing;
         this.port = port;
     }
 
     /** Starts {@code main} with these Spring Boot arguments on a free port and waits until it is ready. */
     public static ServiceProcess start(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, true);
+        return launch(name, main, args, true, true);
     }
 
     /** Starts it without waiting for readiness: for a process expected to stop on its own (a fault seam). */
     public static ServiceProcess startUnready(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, false);
+        return launch(name, main, args, false, true);
     }
 
-    private static ServiceProcess launch(String name, Class<?> main, List<String> args, boolean awaitReady) {
+    /**
+     * Starts a {@code main} of this module's own test sources (a variant that exists only to be shown failing), with
+     * the whole test classpath and no class-data archive; waits for readiness only if asked.
+     */
+    public static ServiceProcess startVariant(String name, Class<?> main, List<String> args, boolean awaitReady) {
+        return launch(name, main, args, awaitReady, false);
+    }
+
+    private static ServiceProcess launch(String name, Class<?> main, List<String> args, boolean awaitReady,
+            boolean classDataSharing) {
         int port = newPort();
         var command = new ArrayList<>(List.of(
-                "-cp", ClassDataSharing.classpath(),
+                "-cp", classDataSharing ? ClassDataSharing.classpath() : System.getProperty("java.class.path"),
                 main.getName(),
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off"));
         command.addAll(args);
-        var service = new ServiceProcess(name, main.getName(), command, port);
+        var service = new ServiceProcess(name, main.getName(), command, classDataSharing, port);
         service.spawn();
         if (awaitReady) {
             service.awaitReady();
@@ -84,7 +95,7 @@ public final class ServiceProcess implements AutoCloseable {
         try {
             Files.createDirectories(LOGS);
             log = LOGS.resolve(name + "-" + SEQUENCE.incrementAndGet() + ".log");
-            var flags = ClassDataSharing.flags(main);
+            var flags = classDataSharing ? ClassDataSharing.flags(main) : List.<String>of();
             var full = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     // Small and quick to start: several of these share two cores with the test and the brokers.
                     "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
