@@ -11,9 +11,11 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 @JsonSubTypes({
     @JsonSubTypes.Type(value = AccountOpened.class, name = AccountOpened.TYPE),
     @JsonSubTypes.Type(value = MoneyDeposited.class, name = MoneyDeposited.TYPE),
-    @JsonSubTypes.Type(value = MoneyWithdrawn.class, name = MoneyWithdrawn.TYPE)
+    @JsonSubTypes.Type(value = MoneyWithdrawn.class, name = MoneyWithdrawn.TYPE),
+    @JsonSubTypes.Type(value = MoneySent.class, name = MoneySent.TYPE),
+    @JsonSubTypes.Type(value = MoneyReceived.class, name = MoneyReceived.TYPE)
 })
-public sealed interface AccountEvent permits AccountOpened, MoneyDeposited, MoneyWithdrawn {
+public sealed interface AccountEvent permits AccountOpened, MoneyDeposited, MoneyWithdrawn, MoneySent, MoneyReceived {
 
     /** The stable name of this event type, as stored and published. */
     String type();

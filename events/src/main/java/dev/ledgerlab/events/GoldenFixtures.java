@@ -14,6 +14,9 @@ import java.util.UUID;
 public final class GoldenFixtures {
 
     public static final UUID ACCOUNT_ID = UUID.fromString("5b0f6f2e-3d8a-4c39-9a57-2f1c0e4b7a10");
+    /** The other side of the transfer fixtures. */
+    public static final UUID OTHER_ACCOUNT_ID = UUID.fromString("9c3e1d52-7a64-4f0b-8e21-6d5a4b3c2f19");
+    public static final UUID TRANSFER_ID = UUID.fromString("0195f3a8-7c1e-7000-8000-0000000000f1");
 
     public record Fixture(String resource, EventEnvelope envelope) {
         public String json() {
@@ -38,7 +41,13 @@ public final class GoldenFixtures {
                         Instant.parse("2026-11-29T10:00:01.250Z"), new MoneyDeposited(12345))),
                 new Fixture("money-withdrawn.json", new EventEnvelope(
                         UUID.fromString("0195f3a8-7c1e-7000-8000-000000000003"), ACCOUNT_ID, 3,
-                        Instant.parse("2026-11-29T10:00:02Z"), new MoneyWithdrawn(2345))));
+                        Instant.parse("2026-11-29T10:00:02Z"), new MoneyWithdrawn(2345))),
+                new Fixture("money-sent.json", new EventEnvelope(
+                        UUID.fromString("0195f3a8-7c1e-7000-8000-000000000004"), ACCOUNT_ID, 4,
+                        Instant.parse("2026-11-29T10:00:03Z"), new MoneySent(TRANSFER_ID, OTHER_ACCOUNT_ID, 500))),
+                new Fixture("money-received.json", new EventEnvelope(
+                        UUID.fromString("0195f3a8-7c1e-7000-8000-000000000005"), OTHER_ACCOUNT_ID, 7,
+                        Instant.parse("2026-11-29T10:00:03Z"), new MoneyReceived(TRANSFER_ID, ACCOUNT_ID, 500))));
     }
 
     private GoldenFixtures() {

@@ -52,7 +52,7 @@ public final class LedgerLab implements AutoCloseable {
         return """
 
                 Ledger Lab is up in %.1f s. Data: %s (a restart continues from it; --fresh starts afresh)
-                  command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals
+                  command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals, POST /transfers
                   projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status
                   outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)
                   PostgreSQL    %s   user %s, schemas ledger and projection

@@ -22,10 +22,4 @@ public final class ApiProblem extends RuntimeException {
     public ProblemDetail problem() {
         return problem;
     }
-
-    /** The refusal of a path segment that should be an account id; long input is cut in the detail. */
-    public static ApiProblem invalidAccountId(String id) {
-        var shown = id.length() > 64 ? id.substring(0, 64) + "..." : id;
-        return new ApiProblem(ProblemType.INVALID_ACCOUNT_ID, "\"" + shown + "\" is not an account id (a UUID)");
-    }
 }

@@ -1,6 +1,7 @@
 package dev.ledgerlab.problems;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.Arrays;
 import java.util.Map;
@@ -43,7 +44,7 @@ class ProblemTypeTest {
 
     @Test
     void cutsALongAccountIdInTheDetail() {
-        var problem = ApiProblem.invalidAccountId("x".repeat(100)).problem();
+        var problem = catchThrowableOfType(ApiProblem.class, () -> PathIds.accountId("x".repeat(100))).problem();
 
         assertThat(problem.getDetail()).hasSize(2 + 64 + 3 + " is not an account id (a UUID)".length());
     }

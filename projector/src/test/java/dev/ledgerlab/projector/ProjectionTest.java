@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.MoneyDeposited;
+import dev.ledgerlab.events.MoneyReceived;
+import dev.ledgerlab.events.MoneySent;
 import dev.ledgerlab.events.MoneyWithdrawn;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +33,35 @@ class ProjectionTest extends ProjectorIntegrationTest {
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(projected(account)).containsExactly(7_500, 3));
+    }
+
+    @Test
+    void appliesATransfersTwoSidesAndAnswersTheTotalWithThePositionsItReflects() {
+        var alice = openedAccount();
+        var bob = openedAccount();
+        publish(alice, 2, new MoneyDeposited(1_000));
+        await().atMost(Duration.ofSeconds(30)).until(() -> projected(alice) != null && projected(alice)[1] == 2);
+        var transfer = UUID.randomUUID();
+
+        publish(alice, 3, new MoneySent(transfer, bob, 400));
+        publish(bob, 2, new MoneyReceived(transfer, alice, 400));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(projected(alice)).containsExactly(600, 3);
+            assertThat(projected(bob)).containsExactly(400, 2);
+        });
+        var total = get("/projection/total").json();
+        assertThat(total.get("balance").asLong()).isEqualTo(
+                jdbc.sql("SELECT sum(balance) FROM projection.balances").query(Long.class).single());
+        assertThat(total.get("accounts").asLong()).isEqualTo(
+                jdbc.sql("SELECT count(*) FROM projection.balances").query(Long.class).single());
+        var stored = jdbc.sql("SELECT sum(next_offset) FROM projection.offsets WHERE group_id = 'projection'"
+                + " AND topic = ?").param(TOPIC).query(Long.class).single();
+        long positions = 0;
+        for (var position : total.get("positions").properties()) {
+            positions += position.getValue().asLong();
+        }
+        assertThat(positions).isEqualTo(stored);
     }
 
     @Test

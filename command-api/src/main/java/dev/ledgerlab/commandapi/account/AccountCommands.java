@@ -55,6 +55,40 @@ public class AccountCommands {
         return executed;
     }
 
+    /** What a transfer produced: both accounts after it, and its two events. */
+    public record Transferred(UUID transferId, Executed from, Executed to) {
+    }
+
+    /**
+     * Both rows are locked in one order for every transfer (by id, as PostgreSQL orders uuids), whichever side each is
+     * on: two opposite transfers between the same accounts then queue on the same first row, instead of each holding
+     * the row the other waits for (a deadlock PostgreSQL would break by aborting one of them).
+     */
+    @Transactional
+    public Transferred transfer(TransferMoney command, IfMatch ifMatch, TraceContext trace) {
+        if (command.from().equals(command.to())) {
+            throw new Rejection.SameAccount();
+        }
+        boolean fromFirst = command.from().toString().compareTo(command.to().toString()) < 0;
+        var first = store.lockForUpdate(fromFirst ? command.from() : command.to()).orElse(null);
+        var second = store.lockForUpdate(fromFirst ? command.to() : command.from()).orElse(null);
+        var from = fromFirst ? first : second;
+        var to = fromFirst ? second : first;
+        if (from != null && !ifMatch.matches(from.version())) {
+            throw new VersionMismatch(ifMatch.header(), from.version());
+        }
+        var transferId = UUID.randomUUID();
+        var events = AccountDecider.decide(command, transferId, from, to);
+        var sent = fold(from.id(), from, List.of(events.sent()));
+        var received = fold(to.id(), to, List.of(events.received()));
+        var all = new ArrayList<>(sent.events());
+        all.addAll(received.events());
+        store.append(all, trace);
+        store.update(sent.account(), from.version(), sent.lastEvent().occurredAt());
+        store.update(received.account(), to.version(), received.lastEvent().occurredAt());
+        return new Transferred(transferId, sent, received);
+    }
+
     private Executed fold(UUID id, Account state, List<AccountEvent> events) {
         // PostgreSQL keeps microseconds: truncate so the payload and the occurred_at column say the same instant.
         var now = clock.instant().truncatedTo(ChronoUnit.MICROS);

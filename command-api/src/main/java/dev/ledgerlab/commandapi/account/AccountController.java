@@ -1,14 +1,20 @@
 package dev.ledgerlab.commandapi.account;
 
+import static dev.ledgerlab.commandapi.account.CommandHttp.etag;
+import static dev.ledgerlab.commandapi.account.CommandHttp.http;
+import static dev.ledgerlab.commandapi.account.CommandHttp.idempotencyKey;
+import static dev.ledgerlab.commandapi.account.CommandHttp.ifMatch;
+import static dev.ledgerlab.commandapi.account.CommandHttp.truncate;
+
 import dev.ledgerlab.commandapi.idempotency.CommandResponse;
 import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
-import dev.ledgerlab.problems.ApiProblem;
-import dev.ledgerlab.problems.ProblemType;
 import dev.ledgerlab.commandapi.web.CommandBodies;
+import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.PathIds;
+import dev.ledgerlab.problems.ProblemType;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -32,8 +38,6 @@ public class AccountController {
 
     public record AccountView(UUID accountId, String owner, long balance, long version) {
     }
-
-    private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7e]{1,255}");
 
     private final AccountCommands commands;
     private final AccountStore store;
@@ -73,7 +77,7 @@ public class AccountController {
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
             @RequestHeader(name = "traceparent", required = false) String traceparent,
             @RequestHeader(name = "tracestate", required = false) String tracestate) {
-        var accountId = accountId(id);
+        var accountId = PathIds.accountId(id);
         var key = idempotencyKey(idempotencyKey);
         var precondition = ifMatch(ifMatch);
         var command = new DepositMoney(bodies.amount(request));
@@ -87,7 +91,7 @@ public class AccountController {
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
             @RequestHeader(name = "traceparent", required = false) String traceparent,
             @RequestHeader(name = "tracestate", required = false) String tracestate) {
-        var accountId = accountId(id);
+        var accountId = PathIds.accountId(id);
         var key = idempotencyKey(idempotencyKey);
         var precondition = ifMatch(ifMatch);
         var command = new WithdrawMoney(bodies.amount(request));
@@ -97,7 +101,7 @@ public class AccountController {
 
     @GetMapping("/{id}")
     public ResponseEntity<AccountView> account(@PathVariable("id") String id) {
-        var account = store.find(accountId(id)).orElseThrow(() -> notFound(id));
+        var account = store.find(PathIds.accountId(id)).orElseThrow(() -> notFound(id));
         return ResponseEntity.ok()
                 .eTag(etag(account))
                 .body(new AccountView(account.id(), account.owner(), account.balance(), account.version()));
@@ -106,7 +110,7 @@ public class AccountController {
     /** The account's events exactly as stored in ledger.events.payload (the wire format), in version order. */
     @GetMapping("/{id}/events")
     public ResponseEntity<String> events(@PathVariable("id") String id) {
-        var accountId = accountId(id);
+        var accountId = PathIds.accountId(id);
         var events = store.eventsOf(accountId);
         if (events.isEmpty()) {
             throw notFound(id);
@@ -126,51 +130,7 @@ public class AccountController {
         }));
     }
 
-    private static ResponseEntity<String> http(CommandResponse response) {
-        var builder = ResponseEntity.status(response.status()).contentType(MediaType.APPLICATION_JSON);
-        response.headers().forEach(builder::header);
-        if (response.replayed()) {
-            builder.header("Idempotent-Replayed", "true");
-        }
-        return builder.body(response.body());
-    }
-
-    private static String etag(Account account) {
-        return "\"" + account.version() + "\"";
-    }
-
-    private static UUID accountId(String id) {
-        try {
-            if (id.length() == 36) {
-                return UUID.fromString(id);
-            }
-        } catch (IllegalArgumentException e) {
-            // same refusal as a wrong length
-        }
-        throw new ApiProblem(ProblemType.INVALID_ACCOUNT_ID, "\"" + truncate(id) + "\" is not an account id (a UUID)");
-    }
-
-    private static String idempotencyKey(String key) {
-        if (key != null && !IDEMPOTENCY_KEY.matcher(key).matches()) {
-            throw new ApiProblem(ProblemType.INVALID_IDEMPOTENCY_KEY,
-                    "Idempotency-Key must be 1 to 255 visible ASCII characters");
-        }
-        return key;
-    }
-
-    private static IfMatch ifMatch(String header) {
-        try {
-            return IfMatch.parse(header);
-        } catch (IllegalArgumentException e) {
-            throw new ApiProblem(ProblemType.INVALID_IF_MATCH, e.getMessage());
-        }
-    }
-
     private static ApiProblem notFound(String id) {
         return new ApiProblem(ProblemType.ACCOUNT_NOT_FOUND, "no account " + truncate(id));
-    }
-
-    private static String truncate(String s) {
-        return s.length() > 64 ? s.substring(0, 64) + "..." : s;
     }
 }

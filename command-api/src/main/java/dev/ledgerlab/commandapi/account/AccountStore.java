@@ -2,6 +2,7 @@ package dev.ledgerlab.commandapi.account;
 
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventEnvelope;
+import java.math.BigInteger;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
@@ -73,6 +74,27 @@ public class AccountStore {
                 .param(id)
                 .query(String.class)
                 .list();
+    }
+
+    /** A transfer's two events as stored, MoneySent first; empty when there is no such transfer. */
+    public List<String> transferEvents(UUID transferId) {
+        return jdbc.sql("""
+                SELECT payload::text FROM ledger.events
+                WHERE type IN ('MoneySent', 'MoneyReceived') AND payload -> 'event' ->> 'transferId' = ?
+                ORDER BY type DESC""")
+                .param(transferId.toString())
+                .query(String.class)
+                .list();
+    }
+
+    /** The sum of all balances and the number of accounts, both from one statement: one snapshot. */
+    public record Total(BigInteger balance, long accounts) {
+    }
+
+    public Total total() {
+        return jdbc.sql("SELECT coalesce(sum(balance), 0), count(*) FROM ledger.accounts")
+                .query((rs, row) -> new Total(rs.getBigDecimal(1).toBigIntegerExact(), rs.getLong(2)))
+                .single();
     }
 
     private static Account account(java.sql.ResultSet rs, int row) throws java.sql.SQLException {

@@ -1,5 +1,7 @@
 package dev.ledgerlab.commandapi.account;
 
+import java.util.UUID;
+
 /** A command that is well formed but not allowed by the account's current state. Nothing is written. */
 public abstract sealed class Rejection extends RuntimeException {
 
@@ -42,6 +44,33 @@ public abstract sealed class Rejection extends RuntimeException {
     public static final class NotOpened extends Rejection {
         NotOpened() {
             super("the account does not exist");
+        }
+    }
+
+    /** A transfer whose two sides are one account: refused as a bad request, before any lock. */
+    public static final class SameAccount extends Rejection {
+        SameAccount() {
+            super("a transfer needs two different accounts");
+        }
+    }
+
+    /** One side of a transfer names no account; {@code side} is "from" or "to". */
+    public static final class TransferAccountMissing extends Rejection {
+        private final String side;
+        private final UUID accountId;
+
+        TransferAccountMissing(String side, UUID accountId) {
+            super("no account " + accountId + " (the transfer's \"" + side + "\")");
+            this.side = side;
+            this.accountId = accountId;
+        }
+
+        public String side() {
+            return side;
+        }
+
+        public UUID accountId() {
+            return accountId;
         }
     }
 }

@@ -1,11 +1,13 @@
 package dev.ledgerlab.commandapi.web;
 
+import dev.ledgerlab.commandapi.account.TransferMoney;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.ProblemType;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.UUID;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
@@ -27,6 +29,9 @@ public class CommandBodies {
     }
 
     public record AmountBody(JsonNode amount) {
+    }
+
+    public record TransferBody(JsonNode from, JsonNode to, JsonNode amount) {
     }
 
     private static final int MAX_OWNER_LENGTH = 200;
@@ -52,7 +57,39 @@ public class CommandBodies {
     }
 
     public long amount(HttpServletRequest request) {
-        var amount = read(request, AmountBody.class).amount();
+        return amount(read(request, AmountBody.class).amount());
+    }
+
+    /** {"from": account id, "to": account id, "amount": minor units}; the two ids must differ. */
+    public TransferMoney transfer(HttpServletRequest request) {
+        var body = read(request, TransferBody.class);
+        var from = accountId(body.from(), "from");
+        var to = accountId(body.to(), "to");
+        long amount = amount(body.amount());
+        if (from.equals(to)) {
+            throw new ApiProblem(ProblemType.SAME_ACCOUNT_TRANSFER,
+                    "\"from\" and \"to\" are the same account, " + from);
+        }
+        return new TransferMoney(from, to, amount);
+    }
+
+    private static UUID accountId(JsonNode id, String field) {
+        if (id == null || id.isNull()) {
+            throw new ApiProblem(ProblemType.INVALID_ACCOUNT_ID, "\"" + field + "\" is required",
+                    Map.of("field", field));
+        }
+        try {
+            if (id.isString() && id.asString().length() == 36) {
+                return UUID.fromString(id.asString());
+            }
+        } catch (IllegalArgumentException e) {
+            // same refusal as any other non-UUID
+        }
+        throw new ApiProblem(ProblemType.INVALID_ACCOUNT_ID, "\"" + field + "\" must be an account id (a UUID"
+                + " string)", Map.of("field", field));
+    }
+
+    private long amount(JsonNode amount) {
         if (amount == null || amount.isNull()) {
             throw new ApiProblem(ProblemType.INVALID_AMOUNT, "\"amount\" is required");
         }

@@ -32,6 +32,15 @@ public class CommandProblems extends ProblemResponses {
         if (e instanceof Rejection.BalanceOverflow) {
             return respond(ProblemType.BALANCE_OVERFLOW.problem(e.getMessage()));
         }
+        if (e instanceof Rejection.SameAccount) {
+            return respond(ProblemType.SAME_ACCOUNT_TRANSFER.problem(e.getMessage()));
+        }
+        if (e instanceof Rejection.TransferAccountMissing missing) {
+            var problem = ProblemType.ACCOUNT_NOT_FOUND.problem(e.getMessage());
+            problem.setProperty("side", missing.side());
+            problem.setProperty("accountId", missing.accountId().toString());
+            return respond(problem);
+        }
         if (e instanceof Rejection.NotOpened) {
             return respond(ProblemType.ACCOUNT_NOT_FOUND.problem(e.getMessage()));
         }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledgerlab.events.AccountOpened;
 import dev.ledgerlab.events.MoneyDeposited;
+import dev.ledgerlab.events.MoneyReceived;
+import dev.ledgerlab.events.MoneySent;
 import dev.ledgerlab.events.MoneyWithdrawn;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -95,5 +97,36 @@ class AccountDeciderTest {
         assertThat(IfMatch.NONE.matches(1)).isTrue();
         assertThatThrownBy(() -> IfMatch.parse("3")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> IfMatch.parse("\"99999999999999999999\"")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static final UUID OTHER = UUID.fromString("9c3e1d52-7a64-4f0b-8e21-6d5a4b3c2f19");
+    private static final UUID TRANSFER = UUID.fromString("0195f3a8-7c1e-7000-8000-0000000000f1");
+
+    @Test
+    void transfersAsOneEventOnEachSideWithTheSameTransferId() {
+        var events = AccountDecider.decide(new TransferMoney(ID, OTHER, 40), TRANSFER, withBalance(100),
+                new Account(OTHER, "bob", 5, 2));
+
+        assertThat(events.sent()).isEqualTo(new MoneySent(TRANSFER, OTHER, 40));
+        assertThat(events.received()).isEqualTo(new MoneyReceived(TRANSFER, ID, 40));
+    }
+
+    @Test
+    void refusesATransferTheSourceCannotCoverOrTheTargetCannotHold() {
+        assertThatThrownBy(() -> AccountDecider.decide(new TransferMoney(ID, OTHER, 101), TRANSFER, withBalance(100),
+                new Account(OTHER, "bob", 0, 1))).isInstanceOf(Rejection.InsufficientFunds.class);
+        assertThatThrownBy(() -> AccountDecider.decide(new TransferMoney(ID, OTHER, 10), TRANSFER, withBalance(100),
+                new Account(OTHER, "bob", Long.MAX_VALUE - 9, 1))).isInstanceOf(Rejection.BalanceOverflow.class);
+    }
+
+    @Test
+    void refusesATransferToItselfOrBetweenAccountsThatDoNotExist() {
+        assertThatThrownBy(() -> AccountDecider.decide(new TransferMoney(ID, ID, 1), TRANSFER, withBalance(100),
+                withBalance(100))).isInstanceOf(Rejection.SameAccount.class);
+        assertThatThrownBy(() -> AccountDecider.decide(new TransferMoney(ID, OTHER, 1), TRANSFER, null,
+                new Account(OTHER, "bob", 0, 1))).isInstanceOf(Rejection.TransferAccountMissing.class)
+                .hasMessageContaining("\"from\"");
+        assertThatThrownBy(() -> AccountDecider.decide(new TransferMoney(ID, OTHER, 1), TRANSFER, withBalance(100),
+                null)).isInstanceOf(Rejection.TransferAccountMissing.class).hasMessageContaining("\"to\"");
     }
 }

@@ -51,4 +51,9 @@ public final class ApiClient {
     public TestHttp.Response withdraw(UUID account, long amount, String... headers) {
         return post("/accounts/" + account + "/withdrawals", "{\"amount\":" + amount + "}", headers);
     }
+
+    public TestHttp.Response transfer(UUID from, UUID to, long amount, String... headers) {
+        return post("/transfers", "{\"from\":\"" + from + "\",\"to\":\"" + to + "\",\"amount\":" + amount + "}",
+                headers);
+    }
 }

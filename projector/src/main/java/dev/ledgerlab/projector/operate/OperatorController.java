@@ -1,12 +1,12 @@
 package dev.ledgerlab.projector.operate;
 
 import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
 import dev.ledgerlab.projector.apply.ParkedAccounts;
 import dev.ledgerlab.projector.invariants.InvariantChecker;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -44,12 +44,7 @@ public class OperatorController {
 
     @PostMapping(path = "/projection/parked/{id}/release", produces = MediaType.APPLICATION_JSON_VALUE)
     public ParkedAccounts.Released release(@PathVariable("id") String id) {
-        UUID accountId;
-        try {
-            accountId = UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblem.invalidAccountId(id);
-        }
+        var accountId = PathIds.accountId(id);
         try {
             return parked.release(accountId).orElseThrow(() -> new ApiProblem(ProblemType.ACCOUNT_NOT_PARKED,
                     "account " + id + " is not parked"));

@@ -1,12 +1,15 @@
 package dev.ledgerlab.projector.query;
 
 import dev.ledgerlab.problems.ApiProblem;
+import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.ProjectionSignals;
 import dev.ledgerlab.projector.replay.ReplayQueries;
+import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -47,7 +50,7 @@ public class BalanceController {
     @GetMapping(path = "/accounts/{id}/balance", produces = MediaType.APPLICATION_JSON_VALUE)
     public ResponseEntity<BalanceView> balance(@PathVariable("id") String id,
             @RequestParam(name = "minVersion", required = false) String minVersionText) throws InterruptedException {
-        var accountId = accountId(id);
+        var accountId = PathIds.accountId(id);
         var minVersion = minVersion(minVersionText);
         long deadline = System.nanoTime() + properties.readYourWritesTimeout().toNanos();
         while (true) {
@@ -78,6 +81,52 @@ public class BalanceController {
             }
             signals.awaitChangeAfter(seen, Math.min(remainingMillis, PEER_POLL_MILLIS));
         }
+    }
+
+    /**
+     * @param positions per partition, the next offset the live group will apply: the log positions the total reflects
+     */
+    public record ProjectedTotal(BigInteger balance, long accounts, Map<Integer, Long> positions) {
+    }
+
+    /**
+     * The sum of the projected balances, the accounts counted and the stored offsets, all in one statement, so from
+     * one snapshot. While transfers flow it can differ from the write side's total (a transfer's two events sit in two
+     * partitions and are applied at different moments); once the pipeline is quiet it is equal.
+     */
+    @GetMapping(path = "/projection/total", produces = MediaType.APPLICATION_JSON_VALUE)
+    public ProjectedTotal total() {
+        record Read(Long replay, ProjectedTotal total) {
+        }
+        var read = jdbc.sql("""
+                SELECT r.id, (SELECT coalesce(sum(balance), 0) FROM projection.balances),
+                       (SELECT count(*) FROM projection.balances),
+                       (SELECT array_agg(partition ORDER BY partition) FROM projection.offsets
+                        WHERE group_id = ? AND topic = ?),
+                       (SELECT array_agg(next_offset ORDER BY partition) FROM projection.offsets
+                        WHERE group_id = ? AND topic = ?)
+                FROM (SELECT 1) one
+                LEFT JOIN projection.replays r ON r.kind = 'replay' AND r.state = 'running'""")
+                .params(properties.groupId(), properties.topic(), properties.groupId(), properties.topic())
+                .query((rs, row) -> {
+                    var positions = new TreeMap<Integer, Long>();
+                    var partitions = rs.getArray(4);
+                    var offsets = rs.getArray(5);
+                    if (partitions != null) {
+                        var p = (Integer[]) partitions.getArray();
+                        var o = (Long[]) offsets.getArray();
+                        for (int i = 0; i < p.length; i++) {
+                            positions.put(p[i], o[i]);
+                        }
+                    }
+                    return new Read(rs.getObject(1, Long.class), new ProjectedTotal(
+                            rs.getBigDecimal(2).toBigIntegerExact(), rs.getLong(3), positions));
+                })
+                .single();
+        if (read.replay() != null) {
+            throw rebuilding(read.replay());
+        }
+        return read.total();
     }
 
     /** The balance, or the in-place replay that is rebuilding the projection, if one is. */
@@ -112,17 +161,6 @@ public class BalanceController {
             // The replay ended between the two reads: the next request gets the balance.
         }
         return new ApiProblem(ProblemType.PROJECTION_REBUILDING, detail, details);
-    }
-
-    private static UUID accountId(String id) {
-        try {
-            if (id.length() == 36) {
-                return UUID.fromString(id);
-            }
-        } catch (IllegalArgumentException e) {
-            // same refusal as a wrong length
-        }
-        throw ApiProblem.invalidAccountId(id);
     }
 
     private static Long minVersion(String text) {

@@ -103,7 +103,9 @@ public final class IndependentChecker {
                 d AS (
                     SELECT *, CASE type WHEN 'AccountOpened' THEN 0
                                         WHEN 'MoneyDeposited' THEN amount
-                                        WHEN 'MoneyWithdrawn' THEN -amount END AS delta
+                                        WHEN 'MoneyReceived' THEN amount
+                                        WHEN 'MoneyWithdrawn' THEN -amount
+                                        WHEN 'MoneySent' THEN -amount END AS delta
                     FROM e),
                 r AS (
                     SELECT *, sum(delta) OVER (PARTITION BY account_id ORDER BY version) AS running,

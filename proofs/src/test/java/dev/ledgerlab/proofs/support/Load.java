@@ -17,10 +17,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * Commands flowing through the command API from several client threads until stopped: deposits, and withdrawals
- * that the balance may refuse. Each client waits {@link #PAUSE} between the answer to one command and the next, so
+ * that the balance may refuse; or transfers between the accounts ({@link #transfers}). Each client waits {@link #PAUSE} between the answer to one command and the next, so
  * that eight of them leave the two cores to the services under test rather than saturate them (a few hundred commands
  * per second, as many as the faults need in flight). Every command carries an Idempotency-Key of its own; a client that gets no answer
  * (the API killed, the connection broken) or {@code 503 database-unavailable} sends the same request with the same
@@ -44,11 +46,11 @@ public final class Load implements AutoCloseable {
      * @param retried commands that needed more than one attempt
      * @param replayed retries answered from the stored response (Idempotent-Replayed: the first attempt had committed)
      */
-    public record Counts(long accepted, long refused, long unanswered, long unavailable, long slowestUnavailableMillis,
-            long retried, long replayed, long seconds, long meanMillis) {
+ public record Counts(int clients, long accepted, long refused, long unanswered, long unavailable,
+            long slowestUnavailableMillis, long retried, long replayed, long seconds, long meanMillis) {
         @Override
         public String toString() {
-            return CLIENTS + " clients for " + seconds + " s: " + accepted + " accepted (mean answer " + meanMillis
+            return clients + " clients for " + seconds + " s: " + accepted + " accepted (mean answer " + meanMillis
                     + " ms), " + refused + " refused (409), " + retried
                     + " retried with their key after " + unanswered + " unanswered and " + unavailable
                     + " 503 database-unavailable attempts (slowest 503 " + slowestUnavailableMillis + " ms), "
@@ -56,7 +58,13 @@ public final class Load implements AutoCloseable {
         }
     }
 
+    /** One command a client sends next, its success status, and what an accepted one changed. */
+    private record Command(String path, String body, int acceptedStatus, boolean mayBeRefused,
+            Consumer<TestHttp.Response> accepted) {
+    }
+
     private final ServiceProcess api;
+    private final int threads;
     private final long began = System.nanoTime();
     private final ScheduledExecutorService clients;
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -71,6 +79,7 @@ public final class Load implements AutoCloseable {
     private final AtomicLong answers = new AtomicLong();
     private final Map<UUID, AtomicLong> sums = new ConcurrentHashMap<>();
     private final Set<UUID> acceptedEvents = ConcurrentHashMap.newKeySet();
+    private final Map<UUID, Long> acceptedTransfers = new ConcurrentHashMap<>();
     private final List<Future<?>> workers = new ArrayList<>();
 
     public Load(ServiceProcess api, List<UUID> accounts, long seed) {
@@ -78,7 +87,21 @@ public final class Load implements AutoCloseable {
     }
 
     public Load(ServiceProcess api, List<UUID> accounts, int threads, long seed) {
+        this(api, accounts, threads, seed, (load, random) -> load.depositOrWithdrawal(accounts, random));
+    }
+
+    /**
+     * Transfers between random pairs of {@code accounts}, up to {@code maxAmount} each (the source's balance refuses
+     * some), from {@code threads} clients.
+     */
+    public static Load transfers(ServiceProcess api, List<UUID> accounts, int threads, long maxAmount, long seed) {
+        return new Load(api, accounts, threads, seed, (load, random) -> load.transfer(accounts, maxAmount, random));
+    }
+
+    private Load(ServiceProcess api, List<UUID> accounts, int threads, long seed,
+            BiFunction<Load, Random, Command> workload) {
         this.api = api;
+        this.threads = threads;
         clients = Executors.newScheduledThreadPool(threads);
         accounts.forEach(a -> sums.put(a, new AtomicLong()));
         for (int t = 0; t < threads; t++) {
@@ -90,24 +113,44 @@ public final class Load implements AutoCloseable {
                 if (!running.get()) {
                     return;
                 }
-                var account = accounts.get(random.nextInt(accounts.size()));
-                boolean withdraw = random.nextInt(4) == 0;
-                long amount = 1 + random.nextInt(withdraw ? 20_000 : 10_000);
-                var path = "/accounts/" + account + (withdraw ? "/withdrawals" : "/deposits");
-                var response = send(path, "{\"amount\":" + amount + "}", keyPrefix + sequence.getAndIncrement());
-                if (response.status() == 200) {
-                    sums.get(account).addAndGet(withdraw ? -amount : amount);
-                    acceptedEvents.add(UUID.fromString(response.json().get("eventId").asString()));
+                var command = workload.apply(this, random);
+                var response = send(command.path(), command.body(), keyPrefix + sequence.getAndIncrement());
+                if (response.status() == command.acceptedStatus()) {
+                    command.accepted().accept(response);
                     accepted.incrementAndGet();
-                } else if (withdraw && response.status() == 409
+                } else if (command.mayBeRefused() && response.status() == 409
                         && INSUFFICIENT_FUNDS.equals(response.problemType())) {
                     refused.incrementAndGet();
                 } else {
-                    throw new IllegalStateException(path + " answered " + response.status() + " "
+                    throw new IllegalStateException(command.path() + " answered " + response.status() + " "
                             + response.body());
                 }
             }, 0, PAUSE.toMillis(), TimeUnit.MILLISECONDS));
         }
+    }
+
+    private Command depositOrWithdrawal(List<UUID> accounts, Random random) {
+        var account = accounts.get(random.nextInt(accounts.size()));
+        boolean withdraw = random.nextInt(4) == 0;
+        long amount = 1 + random.nextInt(withdraw ? 20_000 : 10_000);
+        return new Command("/accounts/" + account + (withdraw ? "/withdrawals" : "/deposits"),
+                "{\"amount\":" + amount + "}", 200, withdraw, response -> {
+                    sums.get(account).addAndGet(withdraw ? -amount : amount);
+                    acceptedEvents.add(UUID.fromString(response.json().get("eventId").asString()));
+                });
+    }
+
+    private Command transfer(List<UUID> accounts, long maxAmount, Random random) {
+        var from = accounts.get(random.nextInt(accounts.size()));
+        var to = accounts.get(random.nextInt(accounts.size() - 1));
+        var target = to.equals(from) ? accounts.get(accounts.size() - 1) : to;
+        long amount = 1 + (long) (random.nextDouble() * maxAmount);
+        return new Command("/transfers", "{\"from\":\"" + from + "\",\"to\":\"" + target + "\",\"amount\":" + amount
+                + "}", 201, true, response -> {
+                    sums.get(from).addAndGet(-amount);
+                    sums.get(target).addAndGet(amount);
+                    acceptedTransfers.put(UUID.fromString(response.json().get("transferId").asString()), amount);
+                });
     }
 
     /** One command, sent again with its key for as long as it gets no answer or 503 database-unavailable. */
@@ -161,8 +204,13 @@ public final class Load implements AutoCloseable {
         return Set.copyOf(acceptedEvents);
     }
 
+    /** Every accepted transfer's id and amount, as its answer gave it. */
+    public Map<UUID, Long> acceptedTransfers() {
+        return Map.copyOf(acceptedTransfers);
+    }
+
     public Counts counts() {
-        return new Counts(accepted.get(), refused.get(), unanswered.get(), unavailable.get(), slowestUnavailable.get(),
+        return new Counts(threads, accepted.get(), refused.get(), unanswered.get(), unavailable.get(), slowestUnavailable.get(),
                 retried.get(), replayed.get(), (System.nanoTime() - began) / 1_000_000_000,
                 answers.get() == 0 ? 0 : answeredNanos.get() / answers.get() / 1_000_000);
     }
