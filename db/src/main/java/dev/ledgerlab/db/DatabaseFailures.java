@@ -76,9 +76,15 @@ public final class DatabaseFailures {
      * by a concurrent one (serialization failure, deadlock) or by a lock or statement timeout.
      */
     public static boolean transientFailure(Throwable failure) {
-        if (unavailable(failure)) {
-            return true;
-        }
+        return unavailable(failure) || aborted(failure);
+    }
+
+    /**
+     * The database rolled the transaction back because of what concurrent transactions did (a serialization failure,
+     * a deadlock) or at a lock or statement timeout, and is reachable: the same transaction may well succeed if run
+     * again, and nothing of it was written.
+     */
+    public static boolean aborted(Throwable failure) {
         for (var cause : causes(failure)) {
             if (cause instanceof SQLTransientException) {
                 return true;

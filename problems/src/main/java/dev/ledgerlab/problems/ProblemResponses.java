@@ -30,7 +30,8 @@ public abstract class ProblemResponses extends ResponseEntityExceptionHandler {
 
     /**
      * PostgreSQL unreachable within the pool's connection timeout, or the connection broke: 503, never a 500 that a
-     * client cannot tell from a bug. Anything else unexpected is a bug: 500, logged.
+     * client cannot tell from a bug; likewise a transaction the database kept aborting. Anything else unexpected is a
+     * bug: 500, logged.
      */
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
@@ -38,6 +39,14 @@ public abstract class ProblemResponses extends ResponseEntityExceptionHandler {
             log.warn("database unavailable: {}", e.getMessage());
             var problem = ProblemType.DATABASE_UNAVAILABLE.problem("the database cannot be reached; nothing was"
                     + " written: retry later");
+            problem.setProperty("outcome", "not-applied");
+            return respond(problem);
+        }
+        if (DatabaseFailures.aborted(e)) {
+            log.warn("transaction aborted by the database: {}", e.getMessage());
+            var problem = ProblemType.TRANSACTION_ABORTED.problem("the database rolled the transaction back (a"
+                    + " deadlock, a serialization failure or a lock timeout), more often than the service retries it;"
+                    + " nothing was written: retry later");
             problem.setProperty("outcome", "not-applied");
             return respond(problem);
         }

@@ -44,7 +44,9 @@ public enum ProblemType {
             "The projection has not reached that version yet"),
     PROJECTION_REBUILDING(HttpStatus.SERVICE_UNAVAILABLE, "projection-rebuilding", "The projection is being rebuilt"),
     DATABASE_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
-            "The database is unavailable; retry later");
+            "The database is unavailable; retry later"),
+    TRANSACTION_ABORTED(HttpStatus.SERVICE_UNAVAILABLE, "transaction-aborted",
+            "The database aborted the transaction again and again; retry later");
 
     public static final String BASE = "urn:ledgerlab:problem:";
 

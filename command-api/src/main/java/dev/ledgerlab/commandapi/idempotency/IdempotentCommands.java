@@ -1,13 +1,17 @@
 package dev.ledgerlab.commandapi.idempotency;
 
+import dev.ledgerlab.db.DatabaseFailures;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Arrays;
-import dev.ledgerlab.db.DatabaseFailures;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -28,6 +32,19 @@ public class IdempotentCommands {
     private final JdbcClient jdbc;
     private final TransactionTemplate transactions;
     private final JsonMapper json;
+    /**
+     * A transaction PostgreSQL aborted (deadlock, serialization failure, lock timeout) wrote nothing, claim included,
+     * so it is run again, a few times, shortly: the rules say a transient failure waits and retries. Spring's core
+     * retry, not a loop: its back-off, jitter and predicate are what is needed here. An unreachable database is not
+     * retried here (the pool already waited its 2 s): the client gets 503 and retries with its key.
+     */
+    private final RetryTemplate retries = new RetryTemplate(RetryPolicy.builder()
+            .predicate(DatabaseFailures::aborted)
+            .maxRetries(3)
+            .delay(Duration.ofMillis(20))
+            .multiplier(2)
+            .jitter(Duration.ofMillis(10))
+            .build());
 
     public IdempotentCommands(JdbcClient jdbc, TransactionTemplate transactions, JsonMapper json) {
         this.jdbc = jdbc;
@@ -40,6 +57,18 @@ public class IdempotentCommands {
      * @param request what identifies the request (method, path, canonical command): a retry must send the same
      */
     public CommandResponse run(String key, String request, Supplier<CommandResponse> command) {
+        try {
+            return retries.execute(() -> once(key, request, command));
+        } catch (RetryException e) {
+            // Exhausted, or a failure that is not an abort: the last attempt's own exception, as if never retried.
+            if (e.getCause() instanceof RuntimeException last) {
+                throw last;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private CommandResponse once(String key, String request, Supplier<CommandResponse> command) {
         var committing = new AtomicBoolean();
         try {
             return transactions.execute(tx -> {
