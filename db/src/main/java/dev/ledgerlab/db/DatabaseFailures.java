@@ -85,6 +85,10 @@ public final class DatabaseFailures {
      * again, and nothing of it was written.
      */
     public static boolean aborted(Throwable failure) {
+        // Hikari's connection timeout is an SQLTransientException too: an unreachable database is not an abort.
+        if (unavailable(failure)) {
+            return false;
+        }
         for (var cause : causes(failure)) {
             if (cause instanceof SQLTransientException) {
                 return true;

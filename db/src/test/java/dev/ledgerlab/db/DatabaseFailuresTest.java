@@ -39,6 +39,9 @@ class DatabaseFailuresTest {
 
             assertThat(DatabaseFailures.unavailable(timedOut)).isTrue();
             assertThat(DatabaseFailures.unavailable(wrapped)).isTrue();
+            // An SQLTransientConnectionException: transient, but not an abort that running again would cure at once.
+            assertThat(DatabaseFailures.transientFailure(wrapped)).isTrue();
+            assertThat(DatabaseFailures.aborted(wrapped)).isFalse();
         }
     }
 
@@ -73,6 +76,8 @@ class DatabaseFailuresTest {
         assertThat(DatabaseFailures.transientFailure(serialization)).isTrue();
         assertThat(DatabaseFailures.transientFailure(new RuntimeException(deadlock))).isTrue();
         assertThat(DatabaseFailures.unavailable(serialization)).isFalse();
+        assertThat(DatabaseFailures.aborted(serialization)).isTrue();
+        assertThat(DatabaseFailures.aborted(new RuntimeException(deadlock))).isTrue();
     }
 
     @Test
