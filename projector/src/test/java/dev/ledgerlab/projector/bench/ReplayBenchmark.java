@@ -20,7 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -269,34 +270,28 @@ public final class ReplayBenchmark {
 
     /** A rebuild while deposits keep arriving at a light, steady pace: time from the request to the swap. */
     private double rebuildUnderLoad(Replays replays, ReplayQueries queries, String bootstrap) throws Exception {
-        var stop = new AtomicBoolean();
         var sent = new AtomicLong();
         int perSecond = Integer.parseInt(options.getOrDefault("load", "200"));
-        var load = new Thread(() -> {
-            var random = new Random(7);
-            try (var producer = producer(bootstrap)) {
-                while (!stop.get()) {
-                    synchronized (this) {
-                        send(producer, random.nextInt(accounts), random);
-                    }
-                    sent.incrementAndGet();
-                    producer.flush();
-                    // Pacing the live load, not waiting for a condition: a steady rate of deposits per second.
-                    Thread.sleep(1000 / perSecond);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        var random = new Random(7);
+        var producer = producer(bootstrap);
+        // A steady rate of deposits per second, scheduled: the live load is paced by the clock, not by sleeps.
+        var load = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "live-load"));
+        load.scheduleAtFixedRate(() -> {
+            synchronized (this) {
+                send(producer, random.nextInt(accounts), random);
             }
-        }, "live-load");
-        load.start();
+            sent.incrementAndGet();
+            producer.flush();
+        }, 0, 1_000_000 / perSecond, TimeUnit.MICROSECONDS);
         try {
             var done = await(queries, replays.startRebuild("benchmark").id());
             System.out.printf("rebuild %d: %s in %.2f s, %,d events at start, %,d live events sent during it (%s)%n",
                     done.id(), done.state(), done.elapsedSeconds(), done.target(), sent.get(), done.detail());
             return done.elapsedSeconds();
         } finally {
-            stop.set(true);
-            load.join();
+            load.shutdown();
+            load.awaitTermination(30, TimeUnit.SECONDS);
+            producer.close();
         }
     }
 
