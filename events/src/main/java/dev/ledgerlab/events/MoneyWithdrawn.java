@@ -1,13 +1,16 @@
 package dev.ledgerlab.events;
 
-/** Money in minor units (cents); always positive. */
-public record MoneyWithdrawn(long amount) implements AccountEvent {
+/**
+ * Money in minor units (cents); always positive. Schema version 3: the field was {@code amount} up to version 2
+ * (see {@link Upcasters}).
+ */
+public record MoneyWithdrawn(long amountMinor) implements AccountEvent {
 
     public static final String TYPE = "MoneyWithdrawn";
 
     public MoneyWithdrawn {
-        if (amount <= 0) {
-            throw new IllegalArgumentException("amount must be positive: " + amount);
+        if (amountMinor <= 0) {
+            throw new IllegalArgumentException("amountMinor must be positive: " + amountMinor);
         }
     }
 
@@ -18,6 +21,6 @@ public record MoneyWithdrawn(long amount) implements AccountEvent {
 
     @Override
     public long applyTo(long balance) {
-        return Math.subtractExact(balance, amount);
+        return Math.subtractExact(balance, amountMinor);
     }
 }

@@ -149,6 +149,122 @@ class PipelineTest {
                 records.size() - eventIds.size());
     }
 
+    /**
+     * The log is kept forever, so a replay from offset zero meets every schema version ever written. Here each
+     * account's history is written by three versions of the writer in deploy order: version 1 (amount) and version
+     * 2 (amount and amountMinor) as those writers committed them, the event row and the account row in one
+     * transaction, then version 3 (amountMinor) by today's command API. Live, after an in-place replay and after a
+     * shadow rebuild, every balance is the fold of the amounts written.
+     */
+    @Test
+    void replaysALogWrittenByThreeVersionsOfTheWriterToTheBalancesOfTheFold() throws Exception {
+        var random = new Random(seed("threeWriters"));
+        var expected = new HashMap<UUID, long[]>();
+        try (var connection = java.sql.DriverManager.getConnection(infrastructure.jdbcUrl(),
+                infrastructure.username(), infrastructure.password())) {
+            for (int a = 0; a < 12; a++) {
+                var account = openAccount();
+                long balance = 0;
+                long version = 1;
+                for (int schemaVersion = 1; schemaVersion <= 3; schemaVersion++) {
+                    for (int e = 0; e < 3; e++) {
+                        long amount = 1 + random.nextInt(10_000);
+                        boolean withdraw = balance >= amount && random.nextBoolean();
+                        balance += withdraw ? -amount : amount;
+                        version++;
+                        if (schemaVersion == 3) {
+                            var moved = post(commandApiPort(), "/accounts/" + account + (withdraw ? "/withdrawals"
+                                    : "/deposits"), "{\"amount\":" + amount + "}");
+                            assertThat(moved.status()).as(moved.body()).isEqualTo(200);
+                        } else {
+                            writeAsPastWriter(connection, schemaVersion, new dev.ledgerlab.events.EventEnvelope(
+                                    UUID.randomUUID(), account, version, java.time.Instant.now().truncatedTo(
+                                            java.time.temporal.ChronoUnit.MICROS), withdraw
+                                            ? new dev.ledgerlab.events.MoneyWithdrawn(amount)
+                                            : new dev.ledgerlab.events.MoneyDeposited(amount)), balance);
+                        }
+                    }
+                }
+                expected.put(account, new long[] {balance, version});
+            }
+        }
+        awaitProjected(expected);
+
+        var records = readTopic(expected.keySet());
+        var schemaVersions = new java.util.TreeSet<String>();
+        for (var record : records) {
+            var payload = tools.jackson.databind.json.JsonMapper.builder().build().readTree(record.value());
+            var written = payload.has("schemaVersion") ? payload.get("schemaVersion").asString() : "1";
+            assertThat(TopicReader.header(record, "schemaVersion")).as("the header says the payload's version")
+                    .isEqualTo(written);
+            assertThat(TopicReader.header(record, "eventType")).isEqualTo(payload.get("event").get("type").asString());
+            schemaVersions.add(written);
+        }
+        assertThat(schemaVersions).containsExactly("1", "2", "3");
+
+        var replay = post(projectorPort(), "/projection/replay", "{}");
+        assertThat(replay.status()).as(replay.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(120)).until(() -> "completed".equals(
+                get(projectorPort(), "/projection/replay").json().get("state").asString()));
+        awaitProjected(expected);
+        var invariants = get(projectorPort(), "/projection/invariants").json();
+        assertThat(invariants.get("violations").size()).as("violations: %s", invariants.get("violations")).isZero();
+
+        var rebuild = post(projectorPort(), "/projection/rebuild", "{}");
+        assertThat(rebuild.status()).as(rebuild.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(120)).until(() -> "completed".equals(
+                get(projectorPort(), "/projection/rebuild").json().get("state").asString()));
+        expected.forEach((account, balance) ->
+                assertThat(projected(account)).as("rebuilt %s", account).containsExactly(balance));
+        System.out.printf("three writers: %d accounts, %d records of schema versions %s; replayed and rebuilt exact%n",
+                expected.size(), records.size(), schemaVersions);
+    }
+
+    /**
+     * One command as the writer of that schema version committed it: lock the account, append the event, move the
+     * account, in one transaction. Version 1 wrote no schema_version (the column did not exist; its default is 1).
+     */
+    private static void writeAsPastWriter(java.sql.Connection connection, int schemaVersion,
+            dev.ledgerlab.events.EventEnvelope event, long balanceAfter) throws java.sql.SQLException {
+        connection.setAutoCommit(false);
+        try (var lock = connection.prepareStatement(
+                        "SELECT version FROM ledger.accounts WHERE account_id = ? FOR UPDATE");
+                var append = connection.prepareStatement(schemaVersion == 1
+                        ? "INSERT INTO ledger.events (id, account_id, version, type, payload, occurred_at)"
+                                + " VALUES (?, ?, ?, ?, ?::jsonb, ?)"
+                        : "INSERT INTO ledger.events (id, account_id, version, type, payload, occurred_at,"
+                                + " schema_version) VALUES (?, ?, ?, ?, ?::jsonb, ?, " + schemaVersion + ")");
+                var move = connection.prepareStatement("UPDATE ledger.accounts SET balance = ?, version = ?,"
+                        + " updated_at = now() WHERE account_id = ? AND version = ?")) {
+            lock.setObject(1, event.accountId());
+            try (var rs = lock.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(event.version() - 1);
+            }
+            append.setObject(1, event.eventId());
+            append.setObject(2, event.accountId());
+            append.setLong(3, event.version());
+            append.setString(4, event.event().type());
+            append.setString(5, dev.ledgerlab.testkit.PastWriters.json(event, schemaVersion));
+            append.setTimestamp(6, java.sql.Timestamp.from(event.occurredAt()));
+            append.executeUpdate();
+            move.setLong(1, balanceAfter);
+            move.setLong(2, event.version());
+            move.setObject(3, event.accountId());
+            move.setLong(4, event.version() - 1);
+            assertThat(move.executeUpdate()).isEqualTo(1);
+            connection.commit();
+        } catch (java.sql.SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        }
+    }
+
+    private static void awaitProjected(java.util.Map<UUID, long[]> expected) {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> expected.forEach((account, state) ->
+                assertThat(projected(account)).as("projected %s", account).containsExactly(state)));
+    }
+
     private static long seed(String name) {
         long seed = System.nanoTime();
         System.out.println("PipelineTest." + name + " seed=" + seed);

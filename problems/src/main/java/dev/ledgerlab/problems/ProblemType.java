@@ -30,6 +30,8 @@ public enum ProblemType {
     CONCURRENT_MODIFICATION(HttpStatus.CONFLICT, "concurrent-modification",
             "The account changed while the command ran; retry it"),
     EVENT_STILL_MISSING(HttpStatus.CONFLICT, "event-still-missing", "The missing event has not arrived"),
+    UNKNOWN_SCHEMA_VERSION(HttpStatus.CONFLICT, "unknown-schema-version",
+            "A held event is of a schema version this projector does not know"),
     REPLAY_IN_PROGRESS(HttpStatus.CONFLICT, "replay-in-progress", "Another replay or rebuild runs"),
     REBUILD_IN_PROGRESS(HttpStatus.CONFLICT, "rebuild-in-progress", "A rebuild runs"),
     REBUILD_NOT_RUNNING(HttpStatus.CONFLICT, "rebuild-not-running", "No rebuild runs"),

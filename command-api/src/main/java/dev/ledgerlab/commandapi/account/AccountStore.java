@@ -60,10 +60,12 @@ public class AccountStore {
     public void append(List<EventEnvelope> events, TraceContext trace) {
         for (var e : events) {
             jdbc.sql("""
-                    INSERT INTO ledger.events (id, account_id, version, type, payload, occurred_at, traceparent, tracestate)
-                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)""")
-                    .params(e.eventId(), e.accountId(), e.version(), e.event().type(), EventCodec.toJson(e),
-                            Timestamp.from(e.occurredAt()), trace.traceparent(), trace.tracestate())
+                    INSERT INTO ledger.events (id, account_id, version, type, schema_version, payload, occurred_at,
+                                               traceparent, tracestate)
+                    VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)""")
+                    .params(e.eventId(), e.accountId(), e.version(), e.event().type(),
+                            EventCodec.schemaVersion(e.event()), EventCodec.toJson(e), Timestamp.from(e.occurredAt()),
+                            trace.traceparent(), trace.tracestate())
                     .update();
         }
     }

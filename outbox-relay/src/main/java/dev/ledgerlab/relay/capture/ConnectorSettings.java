@@ -17,6 +17,7 @@ public final class ConnectorSettings {
     static final String HEADER_EVENT_ID = "eventId";
     static final String HEADER_EVENT_TYPE = "eventType";
     static final String HEADER_VERSION = "version";
+    static final String HEADER_SCHEMA_VERSION = "schemaVersion";
     static final String HEADER_TRACEPARENT = "traceparent";
     static final String HEADER_TRACESTATE = "tracestate";
 
@@ -96,6 +97,7 @@ public final class ConnectorSettings {
                 "id:header:" + HEADER_EVENT_ID,
                 "type:header:" + HEADER_EVENT_TYPE,
                 "version:header:" + HEADER_VERSION,
+                "schema_version:header:" + HEADER_SCHEMA_VERSION,
                 "traceparent:header:" + HEADER_TRACEPARENT,
                 "tracestate:header:" + HEADER_TRACESTATE));
         p.setProperty("transforms.outbox.route.topic.replacement", relay.topic());

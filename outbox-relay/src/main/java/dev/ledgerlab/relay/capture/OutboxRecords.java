@@ -14,7 +14,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 final class OutboxRecords {
 
     private static final List<String> HEADERS = List.of(ConnectorSettings.HEADER_EVENT_ID,
-            ConnectorSettings.HEADER_EVENT_TYPE, ConnectorSettings.HEADER_VERSION, ConnectorSettings.HEADER_TRACEPARENT,
+            ConnectorSettings.HEADER_EVENT_TYPE, ConnectorSettings.HEADER_VERSION,
+            ConnectorSettings.HEADER_SCHEMA_VERSION, ConnectorSettings.HEADER_TRACEPARENT,
             ConnectorSettings.HEADER_TRACESTATE);
 
     private final String topic;

@@ -46,7 +46,7 @@ class OutboxPublishingTest extends RelayIntegrationTest {
         assertThat(published).hasSize(3);
         for (var record : published) {
             var eventId = UUID.fromString(header(record, "eventId"));
-            var stored = jdbc.sql("SELECT payload::text AS payload, type, version, traceparent, tracestate "
+            var stored = jdbc.sql("SELECT payload::text AS payload, type, version, schema_version, traceparent, tracestate "
                     + "FROM ledger.events WHERE id = ?").param(eventId).query().singleRow();
             assertThat(record.key()).isEqualTo(account.toString());
             // The value is the column's JSON text as PostgreSQL renders it, not a re-serialisation.
@@ -57,14 +57,17 @@ class OutboxPublishingTest extends RelayIntegrationTest {
             assertThat(header(record, "eventType")).isEqualTo(stored.get("type")).isEqualTo(envelope.event().type());
             assertThat(header(record, "version")).isEqualTo(stored.get("version").toString())
                     .isEqualTo(Long.toString(envelope.version()));
+            assertThat(header(record, "schemaVersion")).isEqualTo(stored.get("schema_version").toString())
+                    .isEqualTo(Integer.toString(EventCodec.schemaVersion(envelope.event())));
             assertThat(header(record, "traceparent")).isEqualTo(stored.get("traceparent"));
             assertThat(header(record, "tracestate")).isEqualTo(stored.get("tracestate"));
             assertThat(record.headers()).extracting(Header::key)
                     .doesNotHaveDuplicates()
                     .noneMatch(key -> key.startsWith("__debezium"))
-                    .isSubsetOf("eventId", "eventType", "version", "traceparent", "tracestate");
+                    .isSubsetOf("eventId", "eventType", "version", "schemaVersion", "traceparent", "tracestate");
         }
         assertThat(published).extracting(r -> header(r, "version")).containsExactly("1", "2", "3");
+        assertThat(published).extracting(r -> header(r, "schemaVersion")).containsExactly("1", "3", "3");
         assertThat(published.get(0).headers().lastHeader("tracestate")).isNotNull();
         assertThat(published.get(1).headers().lastHeader("traceparent")).as("no trace context, no header").isNull();
     }

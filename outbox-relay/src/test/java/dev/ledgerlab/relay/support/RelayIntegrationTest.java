@@ -79,10 +79,7 @@ public abstract class RelayIntegrationTest {
 
     @AfterEach
     void stopRelaysAndDropTheirSlot() {
-        for (int i = relays.size() - 1; i >= 0; i--) {
-            relays.get(i).close();
-        }
-        relays.clear();
+        closeRelays();
         // An abandoned slot would hold WAL for as long as the database lives.
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.sql(
                 "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active").param(slot)
@@ -93,6 +90,14 @@ public abstract class RelayIntegrationTest {
         try (var admin = admin()) {
             admin.deleteTopics(List.of(topic));
         }
+    }
+
+    /** Stops every relay this test started, the last first. */
+    protected void closeRelays() {
+        for (int i = relays.size() - 1; i >= 0; i--) {
+            relays.get(i).close();
+        }
+        relays.clear();
     }
 
     /** The settings every relay of this test shares; short intervals, so the tests wait little. */
@@ -172,9 +177,11 @@ public abstract class RelayIntegrationTest {
         var envelope = new EventEnvelope(UUID.randomUUID(), account, version,
                 Instant.now().truncatedTo(ChronoUnit.MICROS), event);
         jdbc.sql("""
-                INSERT INTO ledger.events (id, account_id, version, type, payload, occurred_at, traceparent, tracestate)
-                VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)""")
-                .params(envelope.eventId(), account, version, event.type(), EventCodec.toJson(envelope),
+                INSERT INTO ledger.events (id, account_id, version, type, schema_version, payload, occurred_at,
+                                           traceparent, tracestate)
+                VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)""")
+                .params(envelope.eventId(), account, version, event.type(), EventCodec.schemaVersion(event),
+                        EventCodec.toJson(envelope),
                         Timestamp.from(envelope.occurredAt()), traceparent, tracestate)
                 .update();
         return envelope;

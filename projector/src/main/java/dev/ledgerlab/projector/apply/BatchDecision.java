@@ -1,8 +1,9 @@
 package dev.ledgerlab.projector.apply;
 
-import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
+import dev.ledgerlab.events.EventCodec.UnknownSchemaVersionException;
 import dev.ledgerlab.events.EventEnvelope;
+import dev.ledgerlab.events.EventReader;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,7 +22,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *   <li>of a parked account: held, behind the record that parked it;</li>
  *   <li>at or below its account's version: a duplicate, skipped and counted, unless it repeats the current version
  *       with another event id (a conflict);</li>
- *   <li>the next version: applied, folded in memory with the account's other events of the batch;</li>
+ *   <li>the next version: applied, folded in memory with the account's other events of the batch, unless it is of
+ *       a schema version this projector does not know (then it cannot follow: the account waits for a reader that
+ *       knows it, and the missing field is never read as zero);</li>
  *   <li>anything else (a gap, a conflict, an event that cannot follow at all): the batch stops there, and everything
  *       before it is decided.</li>
  * </ul>
@@ -29,21 +32,51 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class BatchDecision {
 
-    /** A record with its decoded event. */
-    record Entry(int partition, long offset, String value, EventEnvelope envelope) {
+    /**
+     * A record with its decoded event, or, when the event is of a schema version this projector does not know, with
+     * the reason ({@code unreadable}) and no envelope: its account, version and id are still known, so it can be
+     * counted as a duplicate or wait behind its account, but it is never applied.
+     */
+    record Entry(int partition, long offset, String value, EventEnvelope envelope,
+            UnknownSchemaVersionException unreadable) {
+
+        Entry(int partition, long offset, String value, EventEnvelope envelope) {
+            this(partition, offset, value, envelope, null);
+        }
 
         /** @throws MalformedEventException when the record carries no event of the contract under its account's key */
-        static Entry decode(ConsumerRecord<String, String> record) {
+        static Entry decode(ConsumerRecord<String, String> record, EventReader reader) {
             if (record.value() == null) {
                 throw new MalformedEventException("record has no value", null);
             }
-            var envelope = EventCodec.fromJson(record.value());
+            var entry = read(record.partition(), record.offset(), record.value(), reader);
             // The key decides the partition: under another key, the partition says nothing about the event's order.
-            if (!envelope.accountId().toString().equals(record.key())) {
+            if (!entry.accountId().toString().equals(record.key())) {
                 throw new MalformedEventException("key " + record.key() + " is not the event's account "
-                        + envelope.accountId(), null);
+                        + entry.accountId(), null);
             }
-            return new Entry(record.partition(), record.offset(), record.value(), envelope);
+            return entry;
+        }
+
+        /** @throws MalformedEventException when the value is no event of the contract */
+        static Entry read(int partition, long offset, String value, EventReader reader) {
+            try {
+                return new Entry(partition, offset, value, reader.read(value));
+            } catch (UnknownSchemaVersionException e) {
+                return new Entry(partition, offset, value, null, e);
+            }
+        }
+
+        UUID accountId() {
+            return envelope != null ? envelope.accountId() : unreadable.accountId();
+        }
+
+        long version() {
+            return envelope != null ? envelope.version() : unreadable.version();
+        }
+
+        UUID eventId() {
+            return envelope != null ? envelope.eventId() : unreadable.eventId();
         }
     }
 
@@ -89,8 +122,7 @@ final class BatchDecision {
                 continue;
             }
             var partition = progress.computeIfAbsent(entry.partition(), p -> new PartitionProgress());
-            var envelope = entry.envelope();
-            var id = envelope.accountId();
+            var id = entry.accountId();
             if (parked.contains(id)) {
                 held.add(entry);
                 partition.nextOffset = entry.offset() + 1;
@@ -99,22 +131,25 @@ final class BatchDecision {
             var balance = state.get(id);
             long version = balance == null ? 0 : balance.version();
             try {
-                if (balance != null && envelope.version() == version && balance.eventId() != null
-                        && !balance.eventId().equals(envelope.eventId())) {
-                    throw new Unapplicable(id, version + 1, envelope.version(), "conflict: version " + version
+                if (balance != null && entry.version() == version && balance.eventId() != null
+                        && !balance.eventId().equals(entry.eventId())) {
+                    throw new Unapplicable(id, version + 1, entry.version(), "conflict: version " + version
                             + " was applied as event " + balance.eventId() + ", this record is event "
-                            + envelope.eventId());
+                            + entry.eventId());
                 }
-                if (envelope.version() <= version) {
+                if (entry.version() <= version) {
                     duplicates++;
                     partition.duplicates++;
                     partition.nextOffset = entry.offset() + 1;
                     continue;
                 }
-                if (envelope.version() > version + 1) {
-                    throw new Unapplicable(id, version + 1, envelope.version(), Unapplicable.GAP);
+                if (entry.version() > version + 1) {
+                    throw new Unapplicable(id, version + 1, entry.version(), Unapplicable.GAP);
                 }
-                state.put(id, Balance.evolve(balance, envelope));
+                if (entry.unreadable() != null) {
+                    throw new Unapplicable(id, version + 1, entry.version(), entry.unreadable().getMessage());
+                }
+                state.put(id, Balance.evolve(balance, entry.envelope()));
             } catch (Unapplicable e) {
                 return new Decided(state, changed, progress, held, applied, duplicates, below, i, e);
             }

@@ -1,6 +1,6 @@
 package dev.ledgerlab.projector.apply;
 
-import dev.ledgerlab.events.EventCodec;
+import dev.ledgerlab.events.EventReader;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +43,14 @@ public class ParkedAccounts {
         }
     }
 
+    /** A held event is of a schema version this projector does not know: releasing would skip or misread it. */
+    public static final class UnknownVersionHeld extends RuntimeException {
+        UnknownVersionHeld(UUID accountId, long version, String reason) {
+            super("account " + accountId + " holds version " + version + " of a schema this projector cannot read: "
+                    + reason + ". Deploy a projector that knows it, then release", null, false, false);
+        }
+    }
+
     /** A rebuild runs: a release now would be lost when its shadow tables replace these. */
     public static final class RebuildRunning extends RuntimeException {
         RebuildRunning(long rebuildId) {
@@ -53,10 +61,12 @@ public class ParkedAccounts {
 
     private final JdbcTemplate jdbc;
     private final ProjectionStore store;
+    private final EventReader reader;
 
-    public ParkedAccounts(JdbcTemplate jdbc, ProjectionStore store) {
+    public ParkedAccounts(JdbcTemplate jdbc, ProjectionStore store, EventReader reader) {
         this.jdbc = jdbc;
         this.store = store;
+        this.reader = reader;
     }
 
     public List<Parked> list() {
@@ -81,6 +91,7 @@ public class ParkedAccounts {
      *
      * @return empty when the account is not parked
      * @throws StillMissing when the event before the first held one has not arrived yet
+     * @throws UnknownVersionHeld when a held event is of a schema version this projector cannot read
      * @throws RebuildRunning while a rebuild runs
      */
     @Transactional
@@ -101,11 +112,16 @@ public class ParkedAccounts {
         var held = jdbc.query(
                 "SELECT payload, partition, record_offset FROM projection.held_events WHERE account_id = ?"
                         + " ORDER BY version",
-                (rs, row) -> new BatchDecision.Entry(rs.getInt(2), rs.getLong(3), rs.getString(1),
-                        EventCodec.fromJson(rs.getString(1))), accountId);
+                (rs, row) -> BatchDecision.Entry.read(rs.getInt(2), rs.getLong(3), rs.getString(1), reader),
+                accountId);
         // What the projection has already (a redelivered event, or the second of two events claiming one version,
         // which the operator releases past) is skipped; the rest must continue the version, by the batch rule.
-        var pending = held.stream().filter(entry -> entry.envelope().version() > version).toList();
+        var pending = held.stream().filter(entry -> entry.version() > version).toList();
+        for (var entry : pending) {
+            if (entry.unreadable() != null) {
+                throw new UnknownVersionHeld(accountId, entry.version(), entry.unreadable().getMessage());
+            }
+        }
         var decided = BatchDecision.decide(pending, Map.of(), current, Set.of(), false);
         if (decided.failure() != null) {
             if (decided.failure().isGap()) {

@@ -167,7 +167,7 @@ public class ProjectionStore {
         jdbc.update("""
                 INSERT INTO %s (account_id, version, payload, partition, record_offset)
                 VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, version) DO NOTHING""".formatted(target.heldEvents()),
-                entry.envelope().accountId(), entry.envelope().version(), entry.value(), entry.partition(),
+                entry.accountId(), entry.version(), entry.value(), entry.partition(),
                 entry.offset());
     }
 

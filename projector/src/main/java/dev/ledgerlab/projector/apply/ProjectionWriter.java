@@ -1,6 +1,7 @@
 package dev.ledgerlab.projector.apply;
 
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
+import dev.ledgerlab.events.EventReader;
 import dev.ledgerlab.projector.ProjectorProperties;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -35,6 +36,7 @@ public class ProjectionWriter {
     private final ProjectionStore store;
     private final SeekEpochs seekEpochs;
     private final ProjectionFaults faults;
+    private final EventReader reader;
     /**
      * False only with {@code projector.positions=kafka}: records below the stored offset then reach the version
      * check, which is what that mode is for (see {@link ProjectorProperties#positions()}).
@@ -42,10 +44,11 @@ public class ProjectionWriter {
     private final boolean skipBelowStoredOffset;
 
     public ProjectionWriter(ProjectionStore store, SeekEpochs seekEpochs, ProjectionFaults faults,
-            ProjectorProperties properties) {
+            ProjectorProperties properties, EventReader reader) {
         this.store = store;
         this.seekEpochs = seekEpochs;
         this.faults = faults;
+        this.reader = reader;
         this.skipBelowStoredOffset = properties.positions() == ProjectorProperties.Positions.DATABASE;
     }
 
@@ -72,7 +75,7 @@ public class ProjectionWriter {
         MalformedEventException undecodable = null;
         for (var record : records) {
             try {
-                entries.add(BatchDecision.Entry.decode(record));
+                entries.add(BatchDecision.Entry.decode(record, reader));
             } catch (MalformedEventException e) {
                 // Decided up to it; the error handler dead-letters it and the rest comes again.
                 undecodable = e;
@@ -84,7 +87,7 @@ public class ProjectionWriter {
         var accounts = new HashSet<UUID>(Math.max(16, entries.size() * 2));
         for (var entry : entries) {
             partitions.add(entry.partition());
-            accounts.add(entry.envelope().accountId());
+            accounts.add(entry.accountId());
         }
         var stored = store.lockOffsets(target, partitions);
         var current = store.lockBalances(target, accounts);
@@ -117,7 +120,7 @@ public class ProjectionWriter {
         if (stored != null && record.offset() < stored) {
             return;
         }
-        var entry = BatchDecision.Entry.decode(record);
+        var entry = BatchDecision.Entry.decode(record, reader);
         store.park(target, record.topic(), entry, reason);
         store.hold(target, entry);
         store.advance(target, record.partition(), record.offset());

@@ -1,6 +1,6 @@
 package dev.ledgerlab.projector.invariants;
 
-import dev.ledgerlab.events.EventCodec;
+import dev.ledgerlab.events.EventReader;
 import dev.ledgerlab.projector.ProjectorProperties;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,10 +40,12 @@ public class InvariantChecker {
     private final JdbcTemplate jdbc;
     private final JdbcTemplate streaming;
     private final ProjectorProperties properties;
+    private final EventReader reader;
 
-    public InvariantChecker(JdbcTemplate jdbc, ProjectorProperties properties) {
+    public InvariantChecker(JdbcTemplate jdbc, ProjectorProperties properties, EventReader reader) {
         this.jdbc = jdbc;
         this.properties = properties;
+        this.reader = reader;
         // Its own template: the fetch size streams the event store instead of loading it whole.
         this.streaming = new JdbcTemplate(jdbc.getDataSource());
         this.streaming.setFetchSize(10_000);
@@ -110,7 +112,7 @@ public class InvariantChecker {
             }
             fold.lastVersion = version;
             try {
-                fold.balance = EventCodec.fromJson(rs.getString(3)).event().applyTo(fold.balance);
+                fold.balance = reader.read(rs.getString(3)).event().applyTo(fold.balance);
                 if (fold.balance < 0) {
                     add(violations, account, "no balance is ever negative", ">= 0 after version " + version,
                             Long.toString(fold.balance));

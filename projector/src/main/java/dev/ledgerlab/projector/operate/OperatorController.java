@@ -50,6 +50,8 @@ public class OperatorController {
                     "account " + id + " is not parked"));
         } catch (ParkedAccounts.RebuildRunning e) {
             throw new ApiProblem(ProblemType.REBUILD_IN_PROGRESS, e.getMessage());
+        } catch (ParkedAccounts.UnknownVersionHeld e) {
+            throw new ApiProblem(ProblemType.UNKNOWN_SCHEMA_VERSION, e.getMessage());
         } catch (ParkedAccounts.StillMissing e) {
             throw new ApiProblem(ProblemType.EVENT_STILL_MISSING, e.getMessage(),
                     Map.of("expectedVersion", e.expectedVersion(), "firstHeldVersion", e.firstHeldVersion()));

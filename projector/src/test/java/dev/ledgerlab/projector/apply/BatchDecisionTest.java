@@ -8,6 +8,7 @@ import dev.ledgerlab.events.AccountOpened;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
 import dev.ledgerlab.events.EventEnvelope;
+import dev.ledgerlab.events.EventReader;
 import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.events.MoneyWithdrawn;
 import java.time.Instant;
@@ -136,13 +137,40 @@ class BatchDecisionTest {
     void decodesOnlyARecordThatCarriesAnEventOfTheContractUnderItsAccountsKey() {
         var event = EventCodec.toJson(envelope(ALICE, 1, new AccountOpened("alice"), UUID.randomUUID()));
 
-        assertThat(BatchDecision.Entry.decode(record(ALICE.toString(), event)).envelope().accountId()).isEqualTo(ALICE);
-        assertThatThrownBy(() -> BatchDecision.Entry.decode(record(BOB.toString(), event)))
+        var reader = EventReader.current();
+        assertThat(BatchDecision.Entry.decode(record(ALICE.toString(), event), reader).accountId()).isEqualTo(ALICE);
+        assertThatThrownBy(() -> BatchDecision.Entry.decode(record(BOB.toString(), event), reader))
                 .isInstanceOf(MalformedEventException.class).hasMessageContaining("is not the event's account");
-        assertThatThrownBy(() -> BatchDecision.Entry.decode(record(ALICE.toString(), null)))
+        assertThatThrownBy(() -> BatchDecision.Entry.decode(record(ALICE.toString(), null), reader))
                 .isInstanceOf(MalformedEventException.class).hasMessageContaining("no value");
-        assertThatThrownBy(() -> BatchDecision.Entry.decode(record(ALICE.toString(), "{\"not\":\"an event\"}")))
+        assertThatThrownBy(() -> BatchDecision.Entry.decode(record(ALICE.toString(), "{\"not\":\"an event\"}"), reader))
                 .isInstanceOf(MalformedEventException.class);
+    }
+
+    @Test
+    void stopsAtAnEventOfAnUnknownSchemaVersionInsteadOfReadingItsMissingAmountAsZero() {
+        read(0, 0, ALICE, 1, new AccountOpened("alice"));
+        read(0, 1, ALICE, 2, new MoneyDeposited(100));
+        var newer = envelope(ALICE, 3, new MoneyDeposited(40), UUID.randomUUID());
+        var oldReader = EventCodec.readerUpTo(1);
+        var unreadable = BatchDecision.Entry.read(0, 2, EventCodec.toJson(newer), oldReader);
+        batch.add(unreadable);
+        batch.add(BatchDecision.Entry.read(0, 3, EventCodec.toJson(newer), oldReader));
+
+        var decided = decide(Map.of(), Map.of(), Set.of());
+
+        assertThat(unreadable.envelope()).isNull();
+        assertThat(unreadable).extracting(BatchDecision.Entry::accountId, BatchDecision.Entry::version,
+                BatchDecision.Entry::eventId).containsExactly(ALICE, 3L, newer.eventId());
+        assertThat(decided.applied()).isEqualTo(2);
+        assertThat(decided.stop()).isEqualTo(2);
+        assertThat(decided.state().get(ALICE)).extracting(Balance::balance, Balance::version).containsExactly(100L, 2L);
+        assertThat(decided.failure().isGap()).isFalse();
+        assertThat(decided.failure().reason()).contains("unknown schema version: MoneyDeposited version 3")
+                .contains("up to version 1");
+        // Once past it (applied by a reader that knows it), a copy of an unknown version is a duplicate like any other.
+        batch.subList(0, 3).clear();
+        assertThat(decide(Map.of(), Map.of(ALICE, balance(ALICE, 140, 3)), Set.of()).duplicates()).isEqualTo(1);
     }
 
     private BatchDecision.Decided decide(Map<Integer, Long> stored, Map<UUID, Balance> current, Set<UUID> parked) {

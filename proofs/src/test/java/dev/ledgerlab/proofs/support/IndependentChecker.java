@@ -95,7 +95,8 @@ public final class IndependentChecker {
                 var rs = statement.executeQuery("""
                 WITH e AS (
                     SELECT account_id, version, id, payload->'event'->>'type' AS type,
-                           (payload->'event'->>'amount')::numeric AS amount,
+                           -- schema version 3 names the amount amountMinor; 1 names it amount; 2 both, equal.
+                           coalesce(payload->'event'->>'amountMinor', payload->'event'->>'amount')::numeric AS amount,
                            (payload->>'accountId')::uuid AS payload_account,
                            (payload->>'version')::bigint AS payload_version,
                            (payload->>'eventId')::uuid AS payload_id
