@@ -10,7 +10,10 @@ import java.util.List;
  *
  * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
  */
-record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<String> passThrough) {
+record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String bind, List<String> passThrough) {
+
+    /** The services listen on the loopback interface only, unless told otherwise. */
+    static final String DEFAULT_BIND = "127.0.0.1";
 
     static final String USAGE = """
             Usage: ./ledger-lab [options] [--spring.property=value ...]
@@ -22,9 +25,10 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<St
               --command-api-port=N      default 8080
               --projector-port=N        default 8081
               --relay-port=N            default 8082
+              --bind=ADDRESS            where the services listen, default %s (this machine only)
               --help                    this text
             """.formatted(EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT, EmbeddedStack.Settings.DEFAULT_KAFKA_PORT,
-            EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT);
+            EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT, DEFAULT_BIND);
 
     static LabOptions parse(String... args) {
         var dataDir = Path.of("lab-data");
@@ -35,6 +39,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<St
         int projectorPort = LabServices.Ports.DEFAULT.projector();
         int relayPort = LabServices.Ports.DEFAULT.relay();
         boolean fresh = false;
+        var bind = DEFAULT_BIND;
         var passThrough = new ArrayList<String>();
         for (var arg : args) {
             var eq = arg.indexOf('=');
@@ -49,6 +54,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<St
                 case "--command-api-port" -> commandApiPort = port(name, value);
                 case "--projector-port" -> projectorPort = port(name, value);
                 case "--relay-port" -> relayPort = port(name, value);
+                case "--bind" -> bind = required(name, value);
                 case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
                 default -> {
                     if (!arg.startsWith("--") || value == null) {
@@ -63,7 +69,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, List<St
                 .withKafkaPort(kafkaPort)
                 .withControllerPort(controllerPort)
                 .withFresh(fresh);
-        return new LabOptions(stack, new LabServices.Ports(commandApiPort, projectorPort, relayPort),
+        return new LabOptions(stack, new LabServices.Ports(commandApiPort, projectorPort, relayPort), bind,
                 List.copyOf(passThrough));
     }
 

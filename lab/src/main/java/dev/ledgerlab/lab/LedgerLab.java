@@ -10,10 +10,14 @@ public final class LedgerLab implements AutoCloseable {
 
     private final EmbeddedStack stack;
     private final LabServices services;
+    private final OperatorPassword operator;
+    private final String bind;
 
-    private LedgerLab(EmbeddedStack stack, LabServices services) {
+    private LedgerLab(EmbeddedStack stack, LabServices services, OperatorPassword operator, String bind) {
         this.stack = stack;
         this.services = services;
+        this.operator = operator;
+        this.bind = bind;
     }
 
     public static void main(String[] args) {
@@ -37,7 +41,12 @@ public final class LedgerLab implements AutoCloseable {
             var postgres = stack.postgres();
             var infrastructure = new LabServices.Infrastructure(postgres.jdbcUrl(), postgres.username(),
                     postgres.password(), stack.kafka().bootstrapServers());
-            return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), options.passThrough()));
+            var operator = OperatorPassword.choose(options.passThrough(), System.getenv(),
+                    stack.settings().baseDirectory());
+            var args = new java.util.ArrayList<>(operator.into(options.passThrough()));
+            args.add("--server.address=" + options.bind());
+            return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), args), operator,
+                    options.bind());
         } catch (RuntimeException e) {
             stack.close();
             throw e;
@@ -57,10 +66,13 @@ public final class LedgerLab implements AutoCloseable {
                   outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)
                   PostgreSQL    %s   user %s, schemas ledger and projection
                   Kafka         %s   topic accounts.events
+                  operator      user operator, password %s (%s)
+                The services listen on %s only (--bind=ADDRESS to change).
                 Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{"owner":"alice"}'
                 Stop: Ctrl-C
                 """.formatted(startMillis / 1000.0, stack.settings().baseDirectory(), commandApi, projector, relay,
-                postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), commandApi);
+                postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), operator.password(),
+                operator.source(), bind, commandApi);
     }
 
     @Override

@@ -26,16 +26,30 @@ class LedgerLabTest {
             "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--projector-port=" + ports[4],
             "--relay-port=" + ports[5], "--fresh"};
         String accountPath;
+        String password;
         try (var lab = LedgerLab.start(LabOptions.parse(args))) {
             var opened = post(ports[3], "/accounts", "{\"owner\":\"alice\"}");
             assertThat(opened.status()).isEqualTo(201);
             accountPath = opened.header("Location");
             assertThat(post(ports[3], accountPath + "/deposits", "{\"amount\":4200}").status()).isEqualTo(200);
             assertThat(lab.banner(1)).contains("http://localhost:" + ports[3]).contains(DATA.toAbsolutePath().toString());
+            var passwordFile = DATA.resolve("operator-password");
+            assertThat(Files.getPosixFilePermissions(passwordFile)).as("readable by its owner only")
+                    .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            password = Files.readString(passwordFile).strip();
+            assertThat(password).hasSizeGreaterThanOrEqualTo(24);
+            assertThat(lab.banner(1)).contains("password " + password).contains("listen on 127.0.0.1 only");
+            assertThat(TestHttp.at(ports[4]).post("/projection/rebuild", "{}").status()).isEqualTo(401);
+            assertThat(TestHttp.at(ports[4]).withBasic("operator", password).get("/projection/invariants").status())
+                    .isEqualTo(200);
+            for (var address : nonLoopbackAddresses()) {
+                assertThat(reachable(address, ports[3])).as("command API on %s", address).isFalse();
+            }
         }
 
         var restart = java.util.Arrays.copyOf(args, args.length - 1);
         try (var lab = LedgerLab.start(LabOptions.parse(restart))) {
+            assertThat(lab.banner(1)).as("a restart keeps the password").contains("password " + password);
             var account = get(ports[3], accountPath);
             assertThat(account.status()).isEqualTo(200);
             assertThat(account.body()).contains("\"balance\":4200").contains("\"version\":2");
@@ -48,6 +62,22 @@ class LedgerLabTest {
             assertThat(get(ports[3], accountPath).status()).isEqualTo(404);
         }
         assertThat(Files.isDirectory(DATA.resolve("postgres"))).isTrue();
+    }
+
+    private static java.util.List<java.net.InetAddress> nonLoopbackAddresses() throws java.net.SocketException {
+        return java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+                .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+                .toList();
+    }
+
+    private static boolean reachable(java.net.InetAddress address, int port) {
+        try (var socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(address, port), 1000);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     @Test

@@ -41,7 +41,8 @@ class PipelineTest {
         var infra = TestInfrastructure.get();
         infrastructure = new LabServices.Infrastructure(infra.jdbcUrl(), infra.username(), infra.password(),
                 infra.bootstrapServers());
-        services = LabServices.start(infrastructure, new LabServices.Ports(0, 0, 0), List.of());
+        services = LabServices.start(infrastructure, new LabServices.Ports(0, 0, 0),
+                List.of(TestHttp.OPERATOR_PASSWORD_ARGUMENT));
     }
 
     @AfterAll
@@ -308,11 +309,12 @@ class PipelineTest {
                 .filter(record -> keys.contains(record.key())).toList();
     }
 
+    /** As the operator: the credentials change nothing on the open calls. */
     private static TestHttp.Response post(int port, String path, String json) {
-        return TestHttp.at(port).post(path, json);
+        return TestHttp.at(port).asOperator().post(path, json);
     }
 
     private static TestHttp.Response get(int port, String path) {
-        return TestHttp.at(port).get(path);
+        return TestHttp.at(port).asOperator().get(path);
     }
 }

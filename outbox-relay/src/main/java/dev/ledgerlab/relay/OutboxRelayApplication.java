@@ -1,11 +1,16 @@
 package dev.ledgerlab.relay;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import dev.ledgerlab.problems.OperatorAccess;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.context.annotation.Import;
 
+// No operator calls of its own; the import checks the operator's credentials when given, and keeps Spring Security's
+// auto-configuration (on the lab's one classpath) from locking every endpoint.
 @SpringBootApplication
 @ConfigurationPropertiesScan
+@Import(OperatorAccess.class)
 public class OutboxRelayApplication {
 
     /**

@@ -40,7 +40,8 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.config.name=" + ProjectorApplication.CONFIG_NAME,
-            "projector.read-your-writes-timeout=1500ms"})
+            "projector.read-your-writes-timeout=1500ms",
+            "ledger.lab.operator.password=" + TestHttp.OPERATOR_PASSWORD})
 public abstract class ProjectorIntegrationTest {
 
     protected static final String TOPIC = "accounts.events";
@@ -173,16 +174,25 @@ public abstract class ProjectorIntegrationTest {
         return account;
     }
 
+    /** The projector as its operator calls it (the credentials change nothing on the open calls). */
+    protected TestHttp operator() {
+        return TestHttp.at(port).asOperator();
+    }
+
+    protected int port() {
+        return port;
+    }
+
     protected TestHttp.Response get(String path) {
-        return TestHttp.at(port).get(path);
+        return operator().get(path);
     }
 
     protected TestHttp.Response post(String path) {
-        return TestHttp.at(port).post(path);
+        return operator().post(path);
     }
 
     protected TestHttp.Response delete(String path) {
-        return TestHttp.at(port).delete(path);
+        return operator().delete(path);
     }
 
     /** The projected (balance, version) of an account, or null when the projection does not know it. */

@@ -148,7 +148,7 @@ class ConcurrencyProofTest {
                 + "' AND partition = (SELECT min(partition) FROM projection.offsets WHERE group_id = '"
                 + pipeline.group() + "')");
         try {
-            var report = TestHttp.at(projector.port()).get("/projection/invariants").json();
+            var report = TestHttp.at(projector.port()).asOperator().get("/projection/invariants").json();
 
             assertThat(report.get("ok").asBoolean()).isFalse();
             var violations = new ArrayList<String>();

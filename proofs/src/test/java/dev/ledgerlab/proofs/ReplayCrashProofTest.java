@@ -78,7 +78,7 @@ class ReplayCrashProofTest {
             var faulty = pipeline.projector(SMALL_BATCHES, "--projector.faults.halt-at=rebuild-after-db-commit",
                     "--projector.faults.halt-after-batches=" + batch);
             catchUp(faulty, load);
-            assertThat(TestHttp.at(faulty.port()).post("/projection/rebuild", "{}").status()).isEqualTo(202);
+            assertThat(TestHttp.at(faulty.port()).asOperator().post("/projection/rebuild", "{}").status()).isEqualTo(202);
             var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
             var run = runState("rebuild");
             assertThat(run.state()).isEqualTo("running");
@@ -102,7 +102,7 @@ class ReplayCrashProofTest {
         try (var load = new Load(api, accounts, seed)) {
             var faulty = pipeline.projector("--projector.faults.halt-at=during-swap");
             catchUp(faulty, load);
-            assertThat(TestHttp.at(faulty.port()).post("/projection/rebuild", "{}").status()).isEqualTo(202);
+            assertThat(TestHttp.at(faulty.port()).asOperator().post("/projection/rebuild", "{}").status()).isEqualTo(202);
             var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
             var run = runState("rebuild");
             assertThat(run.state()).as("the swap rolled back with its process").isEqualTo("running");

@@ -63,7 +63,7 @@ class ReplayProofTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() >= 200);
             try (var reading = reads.start(second)) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> reads.answered.get() > 0);
-                var started = TestHttp.at(first.port()).post("/projection/replay", "{}");
+                var started = TestHttp.at(first.port()).asOperator().post("/projection/replay", "{}");
                 assertThat(started.status()).as(started.body()).isEqualTo(202);
                 replayId = started.json().get("id").asLong();
                 await().atMost(Duration.ofSeconds(120)).until(() ->
@@ -98,7 +98,7 @@ class ReplayProofTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> load.accepted() >= 200);
             try (var reading = reads.start(first, second)) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> reads.answered.get() > 0);
-                var started = TestHttp.at(second.port()).post("/projection/rebuild", "{}");
+                var started = TestHttp.at(second.port()).asOperator().post("/projection/rebuild", "{}");
                 assertThat(started.status()).as(started.body()).isEqualTo(202);
                 await().atMost(Duration.ofSeconds(120)).until(() ->
                         "completed".equals(TestHttp.at(first.port()).get("/projection/rebuild").json().get("state")

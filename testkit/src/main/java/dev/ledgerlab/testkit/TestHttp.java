@@ -52,15 +52,34 @@ public final class TestHttp {
         }
     }
 
-    private final String base;
+    /** The operator password every test gives its services ({@code ledger.lab.operator.password}). */
+    public static final String OPERATOR_PASSWORD = "operator-password-of-the-tests";
+    /** The property that carries it, as a command-line argument. */
+    public static final String OPERATOR_PASSWORD_ARGUMENT = "--ledger.lab.operator.password=" + OPERATOR_PASSWORD;
 
-    private TestHttp(String base) {
+    private final String base;
+    /** Sent with every request: the operator's credentials, or none. */
+    private final String authorization;
+
+    private TestHttp(String base, String authorization) {
         this.base = base;
+        this.authorization = authorization;
     }
 
     /** A service on localhost. */
     public static TestHttp at(int port) {
-        return new TestHttp("http://localhost:" + port);
+        return new TestHttp("http://localhost:" + port, null);
+    }
+
+    /** The same service, called with the operator's HTTP Basic credentials. */
+    public TestHttp asOperator() {
+        return withBasic("operator", OPERATOR_PASSWORD);
+    }
+
+    /** The same service, called with these HTTP Basic credentials. */
+    public TestHttp withBasic(String user, String password) {
+        return new TestHttp(base, "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 
     public URI uri(String path) {
@@ -96,6 +115,9 @@ public final class TestHttp {
     /** Any request; a timeout of 30 s unless it has one. */
     public Response send(HttpRequest.Builder request) {
         try {
+            if (authorization != null) {
+                request.setHeader("Authorization", authorization);
+            }
             var response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.headers().map(), response.body());

@@ -1,5 +1,7 @@
 package dev.ledgerlab.relay.status;
 
+import dev.ledgerlab.problems.OperatorAccess;
+import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -12,8 +14,15 @@ class RelayStatusController {
         this.status = status;
     }
 
+    /** The last engine error only to the operator: it can carry connector settings. */
     @GetMapping("/relay/status")
-    RelayStatus.Snapshot status() {
-        return status.snapshot();
+    RelayStatus.Snapshot status(Authentication caller) {
+        var snapshot = status.snapshot();
+        if (snapshot.lastEngineError() == null || OperatorAccess.isOperator(caller)) {
+            return snapshot;
+        }
+        return new RelayStatus.Snapshot(snapshot.role(), snapshot.recordsPublished(), snapshot.lastPublishedAt(),
+                snapshot.slotName(), snapshot.topic(), snapshot.engineRunning(), snapshot.engineRestarts(),
+                "(shown to the operator only)");
     }
 }

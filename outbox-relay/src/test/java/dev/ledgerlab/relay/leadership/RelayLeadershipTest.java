@@ -103,6 +103,6 @@ class RelayLeadershipTest extends RelayIntegrationTest {
 
     private static JsonNode get(ConfigurableApplicationContext relay, String path) {
         var port = Integer.parseInt(relay.getEnvironment().getProperty("local.server.port"));
-        return TestHttp.at(port).get(path).json();
+        return TestHttp.at(port).asOperator().get(path).json();
     }
 }

@@ -11,6 +11,7 @@ import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.relay.status.RelayRole;
 import dev.ledgerlab.relay.status.RelayStatus;
 import dev.ledgerlab.testkit.Infrastructure;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
 import java.sql.Timestamp;
@@ -117,6 +118,7 @@ public abstract class RelayIntegrationTest {
         settings.put("relay.standby-poll-interval", "200ms");
         settings.put("relay.restart-backoff", "200ms");
         settings.put("relay.restart-backoff-max", "1s");
+        settings.put("ledger.lab.operator.password", TestHttp.OPERATOR_PASSWORD);
         return settings;
     }
 

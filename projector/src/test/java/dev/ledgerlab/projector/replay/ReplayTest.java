@@ -11,6 +11,7 @@ import dev.ledgerlab.events.MoneyWithdrawn;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.projector.ProjectorIntegrationTest;
 import dev.ledgerlab.projector.apply.ProjectionListener;
+import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -237,7 +238,7 @@ class ReplayTest extends ProjectorIntegrationTest {
                         "--spring.kafka.bootstrap-servers=" + infra.bootstrapServers(),
                         "--server.port=0", "--projector.topic=" + REPLAY_TOPIC, "--projector.group-id=replay-test",
                         "--projector.replay.rebuild-group-id=replay-test-rebuild",
-                        "--projector.replay.on-start=true")) {
+                        "--projector.replay.on-start=true", TestHttp.OPERATOR_PASSWORD_ARGUMENT)) {
             assertThat(jdbc.sql("SELECT count(*) FROM projection.replays WHERE kind = 'replay'").query(Long.class)
                     .single()).isEqualTo(replaysBefore + 1);
             await().atMost(Duration.ofSeconds(60)).until(() -> "completed".equals(

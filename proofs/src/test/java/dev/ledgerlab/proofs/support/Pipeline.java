@@ -276,7 +276,7 @@ public final class Pipeline implements AutoCloseable {
 
     /** Runs the projector's own invariant checker and asserts it found nothing; returns its report. */
     public static JsonNode assertInvariantsHold(ServiceProcess projector) {
-        var report = TestHttp.at(projector.port()).get("/projection/invariants").json();
+        var report = TestHttp.at(projector.port()).asOperator().get("/projection/invariants").json();
         assertThat(report.get("violations").size()).as("violations: %s", report.get("violations")).isZero();
         assertThat(report.get("ok").asBoolean()).isTrue();
         assertThat(report.get("eventsApplied").asLong()).isEqualTo(report.get("eventsStored").asLong());

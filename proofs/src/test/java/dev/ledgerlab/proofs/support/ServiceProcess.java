@@ -69,7 +69,8 @@ public final class ServiceProcess implements AutoCloseable {
                 "-cp", classDataSharing ? ClassDataSharing.classpath() : System.getProperty("java.class.path"),
                 main.getName(),
                 "--server.port=" + port,
-                "--spring.main.banner-mode=off"));
+                "--spring.main.banner-mode=off",
+                dev.ledgerlab.testkit.TestHttp.OPERATOR_PASSWORD_ARGUMENT));
         command.addAll(args);
         var service = new ServiceProcess(name, main.getName(), command, classDataSharing, port);
         service.spawn();

@@ -1,0 +1,88 @@
+package dev.ledgerlab.problems;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.AuthenticationEntryPoint;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.util.matcher.RequestMatcher;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Who may call what changes the projection or shows internals: the operator, by HTTP Basic, user
+ * {@value #USER}, password from {@value #PASSWORD_PROPERTY} (the environment's {@code LEDGER_LAB_OPERATOR_PASSWORD}).
+ * A service imports this and names its operator calls in an {@link OperatorCalls} bean; every other call stays
+ * open. Without a password the operator calls are refused ({@code 403 operator-not-configured}) rather than left
+ * open; without or with wrong credentials they answer {@code 401 operator-credentials-required} before any
+ * controller runs, so nothing happens. Spring Security does the checking; the refusals are written by the service's
+ * own {@link ProblemResponses}, as problem+json.
+ */
+@Configuration(proxyBeanMethods = false)
+public class OperatorAccess {
+
+    public static final String USER = "operator";
+    public static final String ROLE = "OPERATOR";
+    public static final String PASSWORD_PROPERTY = "ledger.lab.operator.password";
+
+    /** The requests of a service that need the operator. */
+    public record OperatorCalls(RequestMatcher requests) {
+    }
+
+    /**
+     * @param problems the service's exception resolver, through which the refusals become problems
+     */
+    @Bean
+    SecurityFilterChain operatorSecurityFilterChain(HttpSecurity http, @Value("${" + PASSWORD_PROPERTY + ":}") String password,
+            ObjectProvider<OperatorCalls> calls, @Qualifier("handlerExceptionResolver") HandlerExceptionResolver problems)
+            throws Exception {
+        boolean configured = !password.isBlank();
+        RequestMatcher operatorCalls = calls.getIfAvailable(() -> new OperatorCalls(request -> false)).requests();
+        AuthenticationEntryPoint refuse = (request, response, e) -> problems.resolveException(request, response,
+                null, configured
+                        ? new ApiProblem(ProblemType.OPERATOR_CREDENTIALS_REQUIRED, "HTTP Basic credentials of user "
+                                + USER + " are required; nothing was done")
+                        : new ApiProblem(ProblemType.OPERATOR_NOT_CONFIGURED, "this service has no operator password ("
+                                + PASSWORD_PROPERTY + ", LEDGER_LAB_OPERATOR_PASSWORD); nothing was done"));
+        http.csrf(csrf -> csrf.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .requestCache(cache -> cache.disable())
+                .httpBasic(basic -> basic.authenticationEntryPoint(refuse))
+                .exceptionHandling(e -> e.authenticationEntryPoint(refuse)
+                        .accessDeniedHandler((request, response, denied) -> refuse.commence(request, response, null)))
+                .authorizeHttpRequests(requests -> {
+                    if (configured) {
+                        requests.requestMatchers(operatorCalls).hasRole(ROLE);
+                    } else {
+                        requests.requestMatchers(operatorCalls).denyAll();
+                    }
+                    requests.anyRequest().permitAll();
+                });
+        return http.build();
+    }
+
+    /** The operator, or no one when no password is configured (never Spring Boot's generated default user). */
+    @Bean
+    UserDetailsService operatorUser(@Value("${" + PASSWORD_PROPERTY + ":}") String password) {
+        if (password.isBlank()) {
+            return new InMemoryUserDetailsManager();
+        }
+        var encoder = PasswordEncoderFactories.createDelegatingPasswordEncoder();
+        return new InMemoryUserDetailsManager(User.withUsername(USER).password(encoder.encode(password)).roles(ROLE)
+                .build());
+    }
+
+    /** Whether the caller authenticated as the operator. */
+    public static boolean isOperator(Authentication authentication) {
+        return authentication != null && authentication.getAuthorities().stream()
+                .anyMatch(a -> a.getAuthority().equals("ROLE_" + ROLE));
+    }
+}

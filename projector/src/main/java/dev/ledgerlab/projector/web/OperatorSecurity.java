@@ -1,0 +1,35 @@
+package dev.ledgerlab.projector.web;
+
+import dev.ledgerlab.problems.OperatorAccess;
+import dev.ledgerlab.problems.OperatorAccess.OperatorCalls;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestMatcher;
+
+/**
+ * The projector's operator calls: everything that clears, rebuilds or releases part of the projection, and the
+ * invariant check, which reads the whole event store. Reads of balances, status, parked accounts and progress stay
+ * open.
+ */
+@Configuration(proxyBeanMethods = false)
+@Import(OperatorAccess.class)
+class OperatorSecurity {
+
+    @Bean
+    OperatorCalls operatorCalls() {
+        return new OperatorCalls(new OrRequestMatcher(
+                call(HttpMethod.POST, "/projection/replay"),
+                call(HttpMethod.POST, "/projection/rebuild"),
+                call(HttpMethod.DELETE, "/projection/rebuild"),
+                call(HttpMethod.POST, "/projection/parked/*/release"),
+                call(HttpMethod.GET, "/projection/invariants")));
+    }
+
+    private static RequestMatcher call(HttpMethod method, String path) {
+        return PathPatternRequestMatcher.withDefaults().matcher(method, path);
+    }
+}
