@@ -28,19 +28,13 @@ public final class EventCodec {
     }
 
     public static String toJson(EventEnvelope envelope) {
-        ObjectNode tree = MAPPER.valueToTree(envelope);
         int version = SchemaVersions.current(envelope.event().type());
         if (version == 1) {
-            return MAPPER.writeValueAsString(tree);
+            return MAPPER.writeValueAsString(envelope);
         }
-        var versioned = MAPPER.createObjectNode();
-        tree.properties().forEach(field -> {
-            if (field.getKey().equals("event")) {
-                versioned.put(SCHEMA_VERSION, version);
-            }
-            versioned.set(field.getKey(), field.getValue());
-        });
-        return MAPPER.writeValueAsString(versioned);
+        // Field order is not part of the contract: ledger.events.payload is jsonb, which keeps its own.
+        ObjectNode tree = MAPPER.valueToTree(envelope);
+        return MAPPER.writeValueAsString(tree.put(SCHEMA_VERSION, version));
     }
 
     /**

@@ -29,8 +29,8 @@ public final class Upcasters {
     }
 
     /**
-     * The event object at the current version of its type, from the same event at {@code version}; the argument is
-     * not modified.
+     * The event object at the current version of its type, from the same event at {@code version}. Works on the
+     * object it is given (the codec's own tree of the record), which it changes.
      *
      * @throws IllegalArgumentException when the event is not a valid instance of the version it claims
      */
@@ -38,7 +38,7 @@ public final class Upcasters {
         var current = SchemaVersions.current(type);
         var result = event;
         for (int from = version; from < current; from++) {
-            result = step(type, from).upcast().apply(result.deepCopy());
+            result = step(type, from).upcast().apply(result);
         }
         return result;
     }

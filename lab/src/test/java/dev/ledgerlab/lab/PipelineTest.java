@@ -193,8 +193,9 @@ class PipelineTest {
 
         var records = readTopic(expected.keySet());
         var schemaVersions = new java.util.TreeSet<String>();
+        var json = tools.jackson.databind.json.JsonMapper.builder().build();
         for (var record : records) {
-            var payload = tools.jackson.databind.json.JsonMapper.builder().build().readTree(record.value());
+            var payload = json.readTree(record.value());
             var written = payload.has("schemaVersion") ? payload.get("schemaVersion").asString() : "1";
             assertThat(TopicReader.header(record, "schemaVersion")).as("the header says the payload's version")
                     .isEqualTo(written);

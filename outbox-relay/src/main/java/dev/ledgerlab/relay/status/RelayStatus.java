@@ -64,5 +64,10 @@ public final class RelayStatus {
     /** One consistent-enough reading for JSON; each field is read once. */
     public record Snapshot(RelayRole role, long recordsPublished, Instant lastPublishedAt, String slotName,
             String topic, boolean engineRunning, long engineRestarts, String lastEngineError) {
+
+        public Snapshot withLastEngineError(String error) {
+            return new Snapshot(role, recordsPublished, lastPublishedAt, slotName, topic, engineRunning, engineRestarts,
+                    error);
+        }
     }
 }

@@ -21,8 +21,6 @@ class RelayStatusController {
         if (snapshot.lastEngineError() == null || OperatorAccess.isOperator(caller)) {
             return snapshot;
         }
-        return new RelayStatus.Snapshot(snapshot.role(), snapshot.recordsPublished(), snapshot.lastPublishedAt(),
-                snapshot.slotName(), snapshot.topic(), snapshot.engineRunning(), snapshot.engineRestarts(),
-                "(shown to the operator only)");
+        return snapshot.withLastEngineError("(shown to the operator only)");
     }
 }
