@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Commands flowing through the command API from several client threads until stopped: deposits, and withdrawals
@@ -123,10 +124,17 @@ public final class Load implements AutoCloseable {
                     refused.incrementAndGet();
                 } else {
                     throw new IllegalStateException(command.path() + " answered " + response.status() + " "
-                            + response.body());
+                            + response.body() + (response.status() >= 500 ? "\n" + errorsLogged() : ""));
                 }
             }, 0, PAUSE.toMillis(), TimeUnit.MILLISECONDS));
         }
+    }
+
+    /** What the command API logged as errors and their causes, so that a CI log shows why it answered a 5xx. */
+    private String errorsLogged() {
+        return "the command API's last errors:" + api.tail(400).lines()
+                .filter(line -> line.contains(" ERROR ") || line.startsWith("Caused by:"))
+                .map(line -> "\n  " + line).collect(Collectors.joining());
     }
 
     private Command depositOrWithdrawal(List<UUID> accounts, Random random) {
