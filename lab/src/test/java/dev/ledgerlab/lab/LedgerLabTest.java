@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledgerlab.infra.EmbeddedStack;
+import dev.ledgerlab.testkit.Scrape;
 import dev.ledgerlab.testkit.TestHttp;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +43,12 @@ class LedgerLabTest {
             assertThat(TestHttp.at(ports[4]).post("/projection/rebuild", "{}").status()).isEqualTo(401);
             assertThat(TestHttp.at(ports[4]).withBasic("operator", password).get("/projection/invariants").status())
                     .isEqualTo(200);
+            // Each service its own scrape, open like health, with its own meters.
+            assertThat(Scrape.of(ports[3]).value("ledger_commands_total", "kind", "deposit", "outcome", "accepted"))
+                    .isOne();
+            assertThat(Scrape.of(ports[4]).has("ledger_projection_lag_seconds")).isTrue();
+            assertThat(Scrape.of(ports[5]).has("ledger_relay_slot_lag_bytes")).isTrue();
+            assertThat(Scrape.of(ports[3]).has("ledger_relay_slot_lag_bytes")).isFalse();
             for (var address : nonLoopbackAddresses()) {
                 assertThat(reachable(address, ports[3])).as("command API on %s", address).isFalse();
             }

@@ -8,6 +8,7 @@ import dev.ledgerlab.relay.kafka.OutboxProducer;
 import dev.ledgerlab.relay.kafka.OutboxTopic;
 import dev.ledgerlab.relay.leadership.RelayLeadership;
 import dev.ledgerlab.relay.status.RelayStatus;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
@@ -42,12 +43,13 @@ class RelayConfiguration {
     @Bean
     OutboxEngine outboxEngine(RelayProperties relay, PostgresSource source, RelayStatus status,
             @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers,
-            @Value("${relay.faults.halt-after-acknowledged-batch:0}") int haltAfterAcknowledgedBatch) {
+            @Value("${relay.faults.halt-after-acknowledged-batch:0}") int haltAfterAcknowledgedBatch,
+            MeterRegistry meters) {
         String clientId = ConnectorSettings.engineName(relay);
         return new OutboxEngine(ConnectorSettings.of(relay, source),
                 () -> OutboxProducer.create(bootstrapServers, clientId, relay.linger(), relay.deliveryTimeout()),
                 relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax(),
-                new RelayFaults(haltAfterAcknowledgedBatch));
+                new RelayFaults(haltAfterAcknowledgedBatch), meters);
     }
 
     @Bean

@@ -9,6 +9,8 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
@@ -17,6 +19,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * {@link ResponseEntityExceptionHandler} as problems too. A 503 carries {@code Retry-After}.
  */
 public abstract class ProblemResponses extends ResponseEntityExceptionHandler {
+
+    /** The request attribute naming the type of the problem a request was answered with (its URI), for metrics. */
+    public static final String PROBLEM_TYPE_ATTRIBUTE = ProblemResponses.class.getName() + ".type";
 
     private static final Logger log = LoggerFactory.getLogger(ProblemResponses.class);
     /** The pools' connection timeout is 2 s: retrying sooner than that only queues behind the failing attempts. */
@@ -54,8 +59,15 @@ public abstract class ProblemResponses extends ResponseEntityExceptionHandler {
         return respond(ProblemType.INTERNAL_ERROR.problem("the request failed and wrote nothing"));
     }
 
-    /** The problem with its status, media type, and Retry-After when it is a 503. */
+    /**
+     * The problem with its status, media type, and Retry-After when it is a 503; its type is also left on the request
+     * ({@link #PROBLEM_TYPE_ATTRIBUTE}), where a service's metrics read what a request was refused for.
+     */
     public static ResponseEntity<ProblemDetail> respond(ProblemDetail problem) {
+        var request = RequestContextHolder.getRequestAttributes();
+        if (request != null) {
+            request.setAttribute(PROBLEM_TYPE_ATTRIBUTE, problem.getType(), RequestAttributes.SCOPE_REQUEST);
+        }
         var response = ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON);
         if (problem.getStatus() == HttpStatus.SERVICE_UNAVAILABLE.value()) {
             response.header(HttpHeaders.RETRY_AFTER,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.MoneyDeposited;
+import dev.ledgerlab.testkit.Scrape;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
@@ -36,6 +37,9 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         });
         assertThat(projected(gapped)).as("nothing after the gap is applied").containsExactly(0, 1);
         assertThat(get("/projection/status").json().get("parkedKeys").asLong()).isPositive();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Scrape.of(port())
+                .value("ledger_projection_parked_accounts")).as("the gauge counts the parked table")
+                .isEqualTo(jdbc.sql("SELECT count(*) FROM projection.parked_accounts").query(Double.class).single()));
 
         publish(missing);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
@@ -114,6 +118,7 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         var tombstoned = openedAccount();
         var owner = openedAccount();
         var marker = UUID.randomUUID().toString();
+        double deadLetteredBefore = Scrape.of(port()).value("ledger_projection_dead_letters_total");
         var poison = new java.util.LinkedHashMap<String, String>();
         poison.put("not JSON", "this is not JSON " + marker);
         poison.put("JSON that is no event", "{\"this is\": \"not an event\", \"marker\": \"" + marker + "\"}");
@@ -138,6 +143,9 @@ class GapAndPoisonTest extends ProjectorIntegrationTest {
         var deadLetters = readDeadLetters(5, r -> (r.value() != null && r.value().contains(marker))
                 || r.value() != null && r.value().equals(foreign)
                 || tombstoned.toString().equals(r.key()));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                Scrape.of(port()).value("ledger_projection_dead_letters_total") - deadLetteredBefore)
+                .as("ledger_projection_dead_letters_total").isEqualTo(5));
         assertThat(deadLetters).extracting(ConsumerRecord::value).containsExactlyInAnyOrder(poison.get("not JSON"),
                 poison.get("JSON that is no event"), foreign, null, "{\"keyless\": \"" + marker + "\"}");
         for (var letter : deadLetters) {

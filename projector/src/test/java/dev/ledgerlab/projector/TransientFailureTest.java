@@ -109,7 +109,7 @@ class TransientFailureTest extends ProjectorIntegrationTest {
         long published = versions.values().stream().mapToLong(Long::longValue).sum();
         var status = get("/projection/status").json();
         assertThat(status.get("applied").asLong()).as("each event applied once").isEqualTo(published);
-        assertThat(meters.counter("projection.batches.retried", "group", "transient-test", "cause",
+        assertThat(meters.counter("ledger.projection.batches.retried", "group", "transient-test", "cause",
                 "database-unavailable").count()).as("batches retried because the database was away").isPositive();
         System.out.printf("transient failures: %d events applied once, %d batches retried (%d while connections were"
                 + " cut, %d while refused), 0 dead-lettered, 0 parked%n", published,

@@ -9,6 +9,7 @@ import static dev.ledgerlab.commandapi.account.CommandHttp.truncate;
 import dev.ledgerlab.commandapi.idempotency.CommandResponse;
 import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
 import dev.ledgerlab.commandapi.web.CommandBodies;
+import dev.ledgerlab.commandapi.web.CommandKind;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
@@ -55,6 +56,7 @@ public class AccountController {
     }
 
     @PostMapping
+    @CommandKind("open")
     public ResponseEntity<String> open(HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = "traceparent", required = false) String traceparent,
@@ -72,6 +74,7 @@ public class AccountController {
     }
 
     @PostMapping("/{id}/deposits")
+    @CommandKind("deposit")
     public ResponseEntity<String> deposit(@PathVariable("id") String id, HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
@@ -86,6 +89,7 @@ public class AccountController {
     }
 
     @PostMapping("/{id}/withdrawals")
+    @CommandKind("withdraw")
     public ResponseEntity<String> withdraw(@PathVariable("id") String id, HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,

@@ -8,6 +8,7 @@ import static dev.ledgerlab.commandapi.account.CommandHttp.ifMatch;
 import dev.ledgerlab.commandapi.idempotency.CommandResponse;
 import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
 import dev.ledgerlab.commandapi.web.CommandBodies;
+import dev.ledgerlab.commandapi.web.CommandKind;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.MoneyReceived;
 import dev.ledgerlab.events.MoneySent;
@@ -65,6 +66,7 @@ public class TransferController {
 
     /** If-Match applies to the source account: the one whose balance the client decided on. */
     @PostMapping(path = "/transfers", produces = MediaType.APPLICATION_JSON_VALUE)
+    @CommandKind("transfer")
     public ResponseEntity<String> transfer(HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatchHeader,

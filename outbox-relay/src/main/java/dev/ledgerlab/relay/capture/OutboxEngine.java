@@ -4,6 +4,9 @@ import dev.ledgerlab.relay.status.RelayStatus;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.ChangeEventFormat;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -32,6 +35,8 @@ public final class OutboxEngine {
     private final Duration maxBackoff;
     private final String threadName;
     private final RelayFaults faults;
+    private final MeterRegistry meters;
+    private final Timer publishLatency;
 
     private final Object lifecycle = new Object();
     private Thread supervisor;
@@ -39,8 +44,13 @@ public final class OutboxEngine {
     private volatile DebeziumEngine<?> current;
 
     public OutboxEngine(Properties connectorProperties, Supplier<Producer<String, String>> producers, String topic,
-            RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults) {
+            RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults, MeterRegistry meters) {
         this.faults = faults;
+        this.meters = meters;
+        this.publishLatency = Timer.builder("ledger.relay.publish.latency")
+                .description("from the commit of an event's transaction in PostgreSQL to Kafka's acknowledgement")
+                .publishPercentiles(0.5, 0.99)
+                .register(meters);
         this.connectorProperties = connectorProperties;
         this.producers = producers;
         this.records = new OutboxRecords(topic);
@@ -125,8 +135,12 @@ public final class OutboxEngine {
     private String runOnce(CountDownLatch stopSignal) {
         var outcome = new String[] {"it completed"};
         Producer<String, String> producer = null;
+        KafkaClientMetrics producerMetrics = null;
         try {
             producer = producers.get();
+            // Kafka's own producer metrics (record-send-rate, request latency...) while this producer lives.
+            producerMetrics = new KafkaClientMetrics(producer);
+            producerMetrics.bindTo(meters);
             // using(Properties) must come before notifying(...): the builder reads the properties there.
             var engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(connectorProperties)
@@ -138,7 +152,7 @@ public final class OutboxEngine {
                             log.error("The Debezium engine failed: {}", message, error);
                         }
                     })
-                    .notifying(new OutboxPublisher(producer, records, status, faults))
+                    .notifying(new OutboxPublisher(producer, records, status, faults, publishLatency))
                     .build();
             current = engine;
             // stop() may have looked at current just before it was set; it has signalled, so do not run.
@@ -153,6 +167,9 @@ public final class OutboxEngine {
         } finally {
             current = null;
             status.engineRunning(false);
+            if (producerMetrics != null) {
+                producerMetrics.close();
+            }
             if (producer != null) {
                 producer.close(PRODUCER_CLOSE_TIMEOUT);
             }

@@ -3,10 +3,13 @@ package dev.ledgerlab.relay.capture;
 import dev.ledgerlab.relay.status.RelayStatus;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import io.micrometer.core.instrument.Timer;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -22,9 +25,12 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
     private final OutboxRecords records;
     private final RelayStatus status;
     private final RelayFaults faults;
+    private final Timer publishLatency;
 
-    OutboxPublisher(Producer<String, String> producer, OutboxRecords records, RelayStatus status, RelayFaults faults) {
+    OutboxPublisher(Producer<String, String> producer, OutboxRecords records, RelayStatus status, RelayFaults faults,
+            Timer publishLatency) {
         this.producer = producer;
+        this.publishLatency = publishLatency;
         this.records = records;
         this.status = status;
         this.faults = faults;
@@ -34,8 +40,12 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> batch,
             DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) throws InterruptedException {
         var sends = new ArrayList<Future<RecordMetadata>>(batch.size());
+        var committedAt = new ArrayList<Long>(batch.size());
         for (var change : batch) {
-            records.toKafka(change.record()).ifPresent(record -> sends.add(producer.send(record)));
+            records.toKafka(change.record()).ifPresent(record -> {
+                sends.add(producer.send(record));
+                committedAt.add(commitMicros(change.record()));
+            });
         }
         // Sending without waiting lets the producer batch and compress; the wait below is what makes it safe.
         producer.flush();
@@ -46,12 +56,31 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
                 throw new PublishFailedException(sends.size(), e.getCause());
             }
         }
+        long acknowledged = micros(Instant.now());
+        for (var commit : committedAt) {
+            if (commit != null) {
+                publishLatency.record(Math.max(0, acknowledged - commit), TimeUnit.MICROSECONDS);
+            }
+        }
         faults.acknowledged(sends.size());
         for (var change : batch) {
             committer.markProcessed(change);
         }
         committer.markBatchFinished();
         status.published(sends.size());
+    }
+
+    /**
+     * When the record's transaction committed: Debezium's PostgreSQL connector keeps the commit time of the
+     * transaction in the record's source offset ({@code ts_usec}); null when a record has none.
+     */
+    private static Long commitMicros(SourceRecord record) {
+        return record.sourceOffset() != null && record.sourceOffset().get("ts_usec") instanceof Number micros
+                ? micros.longValue() : null;
+    }
+
+    private static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
     }
 
     @Override

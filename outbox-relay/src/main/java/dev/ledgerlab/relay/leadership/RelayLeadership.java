@@ -47,7 +47,7 @@ public final class RelayLeadership implements SmartLifecycle {
     }
 
     /** One lock per slot: two relays on the same slot exclude each other, relays on different slots do not. */
-    static String lockName(String slotName) {
+    public static String lockName(String slotName) {
         return "ledger-lab/outbox-relay/" + slotName;
     }
 

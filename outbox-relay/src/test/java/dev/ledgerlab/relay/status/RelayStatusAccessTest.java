@@ -32,6 +32,6 @@ class RelayStatusAccessTest extends RelayIntegrationTest {
         assertThat(http.get("/actuator/health").json().get("status").asString()).isEqualTo("UP");
         assertThat(http.asOperator().get("/actuator/health").json().at("/components/relay/details/role").asString())
                 .isEqualTo("ACTIVE");
-        assertThat(http.get("/actuator/metrics").status()).as("actuator shows health and info only").isEqualTo(404);
+        assertThat(http.get("/actuator/metrics").status()).as("actuator shows health, info and prometheus only").isEqualTo(404);
     }
 }

@@ -35,12 +35,12 @@ final class BatchRetries {
     /**
      * A batch failed for a reason that is not its records' (the database unreachable, a timeout, an abort, or a
      * bug): everything from {@code index} on is delivered again after the error handler's back-off, for as long as it
-     * takes. Logged here once per attempt; counted by cause in {@code projection.batches.retried}.
+     * takes. Logged here once per attempt; counted by cause in {@code ledger.projection.batches.retried}.
      */
     BatchListenerFailedException retry(RuntimeException failure, int index) {
         var cause = DatabaseFailures.unavailable(failure) ? "database-unavailable"
                 : DatabaseFailures.transientFailure(failure) ? "transient" : "unexpected";
-        meters.counter("projection.batches.retried", "group", group, "cause", cause).increment();
+        meters.counter("ledger.projection.batches.retried", "group", group, "cause", cause).increment();
         long attempt = retries.incrementAndGet();
         if (cause.equals("unexpected")) {
             log.error("group {}: batch failed (retry {}), trying it again after a back-off: {}", group, attempt,

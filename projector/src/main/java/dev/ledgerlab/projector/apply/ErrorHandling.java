@@ -3,6 +3,8 @@ package dev.ledgerlab.projector.apply;
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.ReplayProperties;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -52,7 +54,10 @@ class ErrorHandling {
 
     @Bean
     DefaultErrorHandler projectionErrorHandler(KafkaOperations<Object, Object> kafka, ProjectionWriter writer,
-            ProjectorProperties properties, ReplayProperties replay) {
+            ProjectorProperties properties, ReplayProperties replay, MeterRegistry meters) {
+        var deadLettered = Counter.builder("ledger.projection.dead.letters")
+                .description("undecodable records the live group published to the dead-letter topic and skipped")
+                .register(meters);
         var deadLetters = new DeadLetterPublishingRecoverer(kafka,
                 (record, e) -> new TopicPartition(properties.deadLetterTopic(), -1));
         ConsumerAwareRecordRecoverer recoverer = (record, consumer, exception) -> {
@@ -78,6 +83,7 @@ class ErrorHandling {
                 log.warn("dead-lettering partition {} offset {}: {}", record.partition(), record.offset(),
                         exception.getMessage());
                 deadLetters.accept(record, exception);
+                deadLettered.increment();
             } else {
                 log.warn("rebuild skips undecodable partition {} offset {} (dead-lettered by the live group): {}",
                         record.partition(), record.offset(), exception.getMessage());

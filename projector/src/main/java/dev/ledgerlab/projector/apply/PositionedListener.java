@@ -2,6 +2,7 @@ package dev.ledgerlab.projector.apply;
 
 import dev.ledgerlab.projector.ProjectorProperties;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     private final Target target;
     private final boolean seekOnAssignment;
     private final BatchRetries retries;
+    private final Timer batches;
 
     protected PositionedListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs, Target target,
             ProjectorProperties properties, MeterRegistry meters) {
@@ -43,6 +45,11 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
         this.seekEpochs = seekEpochs;
         this.target = target;
         this.retries = new BatchRetries(store.groupId(target), properties.gapRetries(), meters);
+        this.batches = Timer.builder("ledger.projection.batch")
+                .description("one polled batch applied in its transaction, or failed (then tried again)")
+                .tag("target", target.name().toLowerCase(java.util.Locale.ROOT))
+                .publishPercentiles(0.5, 0.99)
+                .register(meters);
         // projector.positions=kafka: the live group starts where Kafka's committed offset says (the rebuild never does).
         this.seekOnAssignment = target == Target.REBUILD
                 || properties.positions() == ProjectorProperties.Positions.DATABASE;
@@ -131,11 +138,14 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
             Function<List<ConsumerRecord<String, String>>, ProjectionWriter.Outcome> write,
             java.util.function.Consumer<ProjectionWriter.Outcome> committed) {
         ProjectionWriter.Outcome outcome;
+        var sample = Timer.start();
         try {
             outcome = write.apply(records);
         } catch (RuntimeException e) {
             // The transaction rolled back: nothing of this batch is applied, all of it comes again.
             throw retries.retry(e, 0);
+        } finally {
+            sample.stop(batches);
         }
         committed.accept(outcome);
         try {

@@ -24,6 +24,8 @@ import org.springframework.stereotype.Component;
 public class ProjectionListener extends PositionedListener {
 
     public static final String ID = "projection-listener";
+    /** {@code ledger_projection_events_total{outcome}}: what became of each record the live group received. */
+    public static final String EVENTS = "ledger.projection.events";
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionListener.class);
 
@@ -32,6 +34,9 @@ public class ProjectionListener extends PositionedListener {
     private final Counter duplicates;
     private final Counter held;
     private final Counter redelivered;
+    private final Counter refused;
+    /** Per partition held here: the timestamp of the oldest record received and not yet applied. */
+    private final Map<Integer, Long> pending = new ConcurrentHashMap<>();
     private final ProjectionFaults faults;
     private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
     private final AtomicLong received = new AtomicLong();
@@ -41,11 +46,23 @@ public class ProjectionListener extends PositionedListener {
         super(writer, store, seekEpochs, Target.LIVE, properties, meters);
         this.faults = faults;
         this.signals = signals;
-        this.applied = meters.counter("projection.events", "outcome", "applied");
-        this.duplicates = meters.counter("projection.events", "outcome", "duplicate");
-        this.held = meters.counter("projection.events", "outcome", "held");
+        this.applied = meters.counter(EVENTS, "outcome", "applied");
+        this.duplicates = meters.counter(EVENTS, "outcome", "duplicate");
+        this.held = meters.counter(EVENTS, "outcome", "held");
         // Records below the stored offset: Kafka's position lagged the database's. Stays 0 while seeks work.
-        this.redelivered = meters.counter("projection.events", "outcome", "redelivered");
+        this.redelivered = meters.counter(EVENTS, "outcome", "redelivered");
+        // Records of batches read from positions older than a replay's clear or a rebuild's swap: not applied, read
+        // again from the new positions.
+        this.refused = meters.counter(EVENTS, "outcome", "refused");
+    }
+
+    /**
+     * The Kafka timestamp (milliseconds) of the oldest record this process has received and not yet applied, if any:
+     * what {@code ledger_projection_lag_seconds} is measured from. A batch that keeps failing (the database away)
+     * keeps its records here until it is applied.
+     */
+    public java.util.OptionalLong oldestPendingTimestamp() {
+        return pending.values().stream().mapToLong(Long::longValue).min();
     }
 
     /** Records re-read below the stored offset since this process started. */
@@ -71,7 +88,10 @@ public class ProjectionListener extends PositionedListener {
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-        partitions.forEach(partition -> assigned.remove(partition.partition()));
+        partitions.forEach(partition -> {
+            assigned.remove(partition.partition());
+            pending.remove(partition.partition());
+        });
         super.onPartitionsRevoked(partitions);
     }
 
@@ -79,11 +99,16 @@ public class ProjectionListener extends PositionedListener {
             concurrency = "${projector.concurrency}", batch = "true")
     public void onBatch(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
         received.addAndGet(records.size());
+        records.forEach(record -> pending.merge(record.partition(), record.timestamp(), Math::min));
         faults.beforeApply(records);
         process(records, consumer, writer::apply, outcome -> {
             faults.afterDbCommit(outcome.applied(), records);
             if (outcome.stale()) {
+                refused.increment(records.size());
                 return;
+            }
+            if (outcome.failedIndex() < 0) {
+                records.forEach(record -> pending.remove(record.partition()));
             }
             signals.changed();
             applied.increment(outcome.applied());
