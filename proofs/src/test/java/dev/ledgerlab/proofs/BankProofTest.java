@@ -56,9 +56,10 @@ class BankProofTest {
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_bank");
         api = pipeline.commandApi();
-        relay = pipeline.relay();
-        projector = pipeline.projector();
-        victim = pipeline.projector();
+        var started = pipeline.together(pipeline::relay, pipeline::projector, pipeline::projector);
+        relay = started.get(0);
+        projector = started.get(1);
+        victim = started.get(2);
         accounts = Pipeline.openAccounts(api, ACCOUNTS);
         for (var account : accounts) {
             assertThat(Pipeline.deposit(api, account, FUNDS).status()).isEqualTo(200);

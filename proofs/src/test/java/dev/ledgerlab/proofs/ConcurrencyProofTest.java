@@ -35,8 +35,7 @@ class ConcurrencyProofTest {
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_concurrency");
         api = pipeline.commandApi();
-        projector = pipeline.projector();
-        pipeline.relay();
+        projector = pipeline.together(pipeline::projector, pipeline::relay).get(0);
     }
 
     @AfterAll

@@ -20,8 +20,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -43,8 +41,7 @@ class ConsumerGroupProofTest {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_takeover")) {
             var api = pipeline.commandApi();
-            pipeline.relay();
-            var first = pipeline.projector();
+            var first = pipeline.together(pipeline::projector, pipeline::relay).get(0);
             var second = pipeline.projector();
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 var a = assigned(first);
@@ -84,7 +81,8 @@ class ConsumerGroupProofTest {
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_three", "--relay.partitions=3")) {
             var api = pipeline.commandApi();
             pipeline.relay();
-            var projectors = startInParallel(pipeline, 5);
+            var projectors = pipeline.together(pipeline::projector, pipeline::projector, pipeline::projector,
+                    pipeline::projector, pipeline::projector);
             await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
                 var sizes = new ArrayList<Integer>();
                 for (var p : projectors) {
@@ -122,8 +120,7 @@ class ConsumerGroupProofTest {
     void recognisesEveryEventAsADuplicateWhenTheGroupReplaysFromTheEarliestOffset() throws Exception {
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_rewind")) {
             var api = pipeline.commandApi();
-            pipeline.relay();
-            var projector = pipeline.projector();
+            var projector = pipeline.together(pipeline::projector, pipeline::relay).get(0);
             var accounts = new ArrayList<UUID>();
             for (int i = 0; i < 10; i++) {
                 var account = Pipeline.openAccount(api);
@@ -169,8 +166,7 @@ class ConsumerGroupProofTest {
         int batch = 3 + new Random(seed).nextInt(5);
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_zombie")) {
             var api = pipeline.commandApi();
-            pipeline.relay();
-            var survivor = pipeline.projector();
+            var survivor = pipeline.together(pipeline::projector, pipeline::relay).get(0);
             var accounts = Pipeline.openAccounts(api, 12);
             try (var load = new Load(api, accounts, seed)) {
                 // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
@@ -208,23 +204,6 @@ class ConsumerGroupProofTest {
                         Pipeline.status(zombie).get("redeliveredSinceStart").asLong(),
                         pipeline.applied() - appliedBeforeWaking, load.counts(), verdict);
             }
-        }
-    }
-
-    private static List<ServiceProcess> startInParallel(Pipeline pipeline, int n) throws Exception {
-        var pool = Executors.newFixedThreadPool(n);
-        try {
-            var futures = new ArrayList<Future<ServiceProcess>>();
-            for (int i = 0; i < n; i++) {
-                futures.add(pool.submit(() -> pipeline.projector()));
-            }
-            var started = new ArrayList<ServiceProcess>();
-            for (var f : futures) {
-                started.add(f.get(180, TimeUnit.SECONDS));
-            }
-            return started;
-        } finally {
-            pool.shutdownNow();
         }
     }
 

@@ -43,8 +43,7 @@ class DualWriteProofTest {
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_dual_write");
         api = pipeline.commandApi();
-        pipeline.relay();
-        pipeline.projector();
+        pipeline.together(pipeline::relay, pipeline::projector);
     }
 
     @AfterAll

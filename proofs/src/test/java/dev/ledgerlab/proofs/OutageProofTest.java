@@ -27,8 +27,9 @@ class OutageProofTest {
         var postgres = DurablePostgres.get();
         try (var pipeline = Pipeline.isolated(postgres.infrastructure(), "proof_outage_postgres")) {
             var api = pipeline.commandApi();
-            var relay = pipeline.relay();
-            var projector = pipeline.projector();
+            var started = pipeline.together(pipeline::relay, pipeline::projector);
+            var relay = started.get(0);
+            var projector = started.get(1);
             var services = List.of(api, relay, projector);
             var accounts = Pipeline.openAccounts(api, 8);
             try (var load = new Load(api, accounts, seed)) {
@@ -72,8 +73,7 @@ class OutageProofTest {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(DurablePostgres.get().infrastructure(), "proof_outage_api")) {
             var api = pipeline.commandApi();
-            pipeline.relay();
-            var projector = pipeline.projector();
+            var projector = pipeline.together(pipeline::projector, pipeline::relay).get(0);
             var accounts = Pipeline.openAccounts(api, 8);
             try (var load = new Load(api, accounts, seed)) {
                 load.awaitMore(300, Duration.ofSeconds(90));

@@ -42,8 +42,7 @@ class ReplayProofTest {
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_replay");
         api = pipeline.commandApi();
-        pipeline.relay();
-        first = pipeline.projector();
+        first = pipeline.together(pipeline::projector, pipeline::relay).get(0);
         second = pipeline.projector();
     }
 
