@@ -13,6 +13,9 @@ import dev.ledgerlab.commandapi.web.CommandKind;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
+import dev.ledgerlab.problems.Refusals;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.UUID;
@@ -29,6 +32,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 @RestController
 @RequestMapping(path = "/accounts", produces = MediaType.APPLICATION_JSON_VALUE)
+@Refusals(ProblemType.DATABASE_UNAVAILABLE)
 public class AccountController {
 
     public record Opened(UUID accountId, long version, long balance) {
@@ -57,6 +61,9 @@ public class AccountController {
 
     @PostMapping
     @CommandKind("open")
+    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_OWNER, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED})
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
+            mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.OpenAccountBody.class)))
     public ResponseEntity<String> open(HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = "traceparent", required = false) String traceparent,
@@ -75,6 +82,9 @@ public class AccountController {
 
     @PostMapping("/{id}/deposits")
     @CommandKind("deposit")
+    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_AMOUNT, ProblemType.AMOUNT_TOO_LARGE, ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_IF_MATCH, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.CONCURRENT_MODIFICATION, ProblemType.VERSION_MISMATCH, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED, ProblemType.BALANCE_OVERFLOW})
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
+            mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.AmountBody.class)))
     public ResponseEntity<String> deposit(@PathVariable("id") String id, HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
@@ -90,6 +100,9 @@ public class AccountController {
 
     @PostMapping("/{id}/withdrawals")
     @CommandKind("withdraw")
+    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_AMOUNT, ProblemType.AMOUNT_TOO_LARGE, ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_IF_MATCH, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.CONCURRENT_MODIFICATION, ProblemType.VERSION_MISMATCH, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED, ProblemType.INSUFFICIENT_FUNDS})
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
+            mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.AmountBody.class)))
     public ResponseEntity<String> withdraw(@PathVariable("id") String id, HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
@@ -104,6 +117,7 @@ public class AccountController {
     }
 
     @GetMapping("/{id}")
+    @Refusals({ProblemType.INVALID_ACCOUNT_ID, ProblemType.ACCOUNT_NOT_FOUND})
     public ResponseEntity<AccountView> account(@PathVariable("id") String id) {
         var account = store.find(PathIds.accountId(id)).orElseThrow(() -> notFound(id));
         return ResponseEntity.ok()
@@ -113,6 +127,7 @@ public class AccountController {
 
     /** The account's events exactly as stored in ledger.events.payload (the wire format), in version order. */
     @GetMapping("/{id}/events")
+    @Refusals({ProblemType.INVALID_ACCOUNT_ID, ProblemType.ACCOUNT_NOT_FOUND})
     public ResponseEntity<String> events(@PathVariable("id") String id) {
         var accountId = PathIds.accountId(id);
         var events = store.eventsOf(accountId);

@@ -15,6 +15,9 @@ import dev.ledgerlab.events.MoneySent;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
+import dev.ledgerlab.problems.Refusals;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.servlet.http.HttpServletRequest;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -32,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Transfers between two accounts, and the write side's total, which no transfer changes. */
 @RestController
+@Refusals(ProblemType.DATABASE_UNAVAILABLE)
 public class TransferController {
 
     public record Side(UUID accountId, long version, long balance) {
@@ -67,6 +71,9 @@ public class TransferController {
     /** If-Match applies to the source account: the one whose balance the client decided on. */
     @PostMapping(path = "/transfers", produces = MediaType.APPLICATION_JSON_VALUE)
     @CommandKind("transfer")
+    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_AMOUNT, ProblemType.AMOUNT_TOO_LARGE, ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_IF_MATCH, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.CONCURRENT_MODIFICATION, ProblemType.VERSION_MISMATCH, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED, ProblemType.SAME_ACCOUNT_TRANSFER, ProblemType.INSUFFICIENT_FUNDS, ProblemType.BALANCE_OVERFLOW})
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
+            mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.TransferBody.class)))
     public ResponseEntity<String> transfer(HttpServletRequest request,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatchHeader,
@@ -92,6 +99,7 @@ public class TransferController {
 
     /** The transfer as stored: its two events, read back from ledger.events. */
     @GetMapping(path = "/transfers/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.INVALID_TRANSFER_ID, ProblemType.TRANSFER_NOT_FOUND})
     public TransferView transfer(@PathVariable("id") String id) {
         var transferId = PathIds.transferId(id);
         var events = store.transferEvents(transferId).stream().map(EventCodec::fromJson).toList();

@@ -1,8 +1,11 @@
 package dev.ledgerlab.commandapi.web;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import dev.ledgerlab.commandapi.account.TransferMoney;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.ProblemType;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,13 +28,24 @@ import tools.jackson.databind.json.JsonMapper;
 @Component
 public class CommandBodies {
 
-    public record OpenAccountBody(JsonNode owner) {
+    /* The components stay JsonNode so that the checks below see what the client sent; @Schema says what it must be. */
+
+    public record OpenAccountBody(@Schema(implementation = String.class, requiredMode = REQUIRED, maxLength = 200,
+            description = "the account's owner, not blank") JsonNode owner) {
     }
 
-    public record AmountBody(JsonNode amount) {
+    public record AmountBody(@Schema(implementation = Long.class, requiredMode = REQUIRED, minimum = "1",
+            maximum = "1000000000000", description = "minor units, a JSON integer (ledger.commands.max-amount)")
+            JsonNode amount) {
     }
 
-    public record TransferBody(JsonNode from, JsonNode to, JsonNode amount) {
+    public record TransferBody(
+            @Schema(implementation = UUID.class, requiredMode = REQUIRED, description = "the source account")
+            JsonNode from,
+            @Schema(implementation = UUID.class, requiredMode = REQUIRED, description = "the target account")
+            JsonNode to,
+            @Schema(implementation = Long.class, requiredMode = REQUIRED, minimum = "1", maximum = "1000000000000",
+                    description = "minor units, a JSON integer") JsonNode amount) {
     }
 
     private static final int MAX_OWNER_LENGTH = 200;

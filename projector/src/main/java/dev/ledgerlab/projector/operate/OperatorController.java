@@ -3,6 +3,7 @@ package dev.ledgerlab.projector.operate;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
+import dev.ledgerlab.problems.Refusals;
 import dev.ledgerlab.projector.apply.ParkedAccounts;
 import dev.ledgerlab.projector.invariants.InvariantChecker;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
+@Refusals(ProblemType.DATABASE_UNAVAILABLE)
 public class OperatorController {
 
     private final ProjectionStatus status;
@@ -28,6 +30,7 @@ public class OperatorController {
 
     /** Run it once the pipeline is quiet: {@code ok} with no violations, or each violation precisely. */
     @GetMapping(path = "/projection/invariants", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.OPERATOR_CREDENTIALS_REQUIRED, ProblemType.OPERATOR_NOT_CONFIGURED})
     public InvariantChecker.Report invariants() {
         return invariants.check();
     }
@@ -43,6 +46,7 @@ public class OperatorController {
     }
 
     @PostMapping(path = "/projection/parked/{id}/release", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.OPERATOR_CREDENTIALS_REQUIRED, ProblemType.OPERATOR_NOT_CONFIGURED, ProblemType.INVALID_ACCOUNT_ID, ProblemType.ACCOUNT_NOT_PARKED, ProblemType.REBUILD_IN_PROGRESS, ProblemType.UNKNOWN_SCHEMA_VERSION, ProblemType.EVENT_STILL_MISSING})
     public ParkedAccounts.Released release(@PathVariable("id") String id) {
         var accountId = PathIds.accountId(id);
         try {

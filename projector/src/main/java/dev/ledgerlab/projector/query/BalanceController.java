@@ -3,6 +3,7 @@ package dev.ledgerlab.projector.query;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
+import dev.ledgerlab.problems.Refusals;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.ProjectionSignals;
 import dev.ledgerlab.projector.replay.ReplayQueries;
@@ -20,6 +21,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
+@Refusals(ProblemType.DATABASE_UNAVAILABLE)
 public class BalanceController {
 
     public record BalanceView(UUID accountId, long balance, long version) {
@@ -48,6 +50,7 @@ public class BalanceController {
      * {@code projection-rebuilding}: a half-built balance is never presented as current.
      */
     @GetMapping(path = "/accounts/{id}/balance", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_MIN_VERSION, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.PROJECTION_BEHIND, ProblemType.PROJECTION_REBUILDING})
     public ResponseEntity<BalanceView> balance(@PathVariable("id") String id,
             @RequestParam(name = "minVersion", required = false) String minVersionText) throws InterruptedException {
         var accountId = PathIds.accountId(id);

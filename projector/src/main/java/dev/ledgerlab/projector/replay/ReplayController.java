@@ -2,6 +2,7 @@ package dev.ledgerlab.projector.replay;
 
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.ProblemType;
+import dev.ledgerlab.problems.Refusals;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,6 +15,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
+@Refusals(ProblemType.DATABASE_UNAVAILABLE)
 public class ReplayController {
 
     private final Replays replays;
@@ -28,18 +30,21 @@ public class ReplayController {
 
     /** Clears the projection and re-reads the log from offset zero; reads answer 503 projection-rebuilding meanwhile. */
     @PostMapping(path = "/projection/replay", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.OPERATOR_CREDENTIALS_REQUIRED, ProblemType.OPERATOR_NOT_CONFIGURED, ProblemType.REPLAY_IN_PROGRESS})
     public ResponseEntity<Progress> replay() {
         var started = start(() -> replays.startReplay(InstanceName.of() + " (POST /projection/replay)"));
         return ResponseEntity.accepted().location(URI.create("/projection/replay")).body(started);
     }
 
     @GetMapping(path = "/projection/replay", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals(ProblemType.REPLAY_NOT_FOUND)
     public Progress replayProgress() {
         return queries.latest("replay").orElseThrow(() -> notFound("replay"));
     }
 
     /** Builds shadow tables from offset zero while the live projection serves, and swaps them in when caught up. */
     @PostMapping(path = "/projection/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.OPERATOR_CREDENTIALS_REQUIRED, ProblemType.OPERATOR_NOT_CONFIGURED, ProblemType.REPLAY_IN_PROGRESS})
     public ResponseEntity<Progress> rebuild() {
         var started = start(() -> replays.startRebuild(InstanceName.of() + " (POST /projection/rebuild)"));
         coordinator.reconcileSoon();
@@ -47,12 +52,14 @@ public class ReplayController {
     }
 
     @GetMapping(path = "/projection/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals(ProblemType.REPLAY_NOT_FOUND)
     public Progress rebuildProgress() {
         return queries.latest("rebuild").orElseThrow(() -> notFound("rebuild"));
     }
 
     /** Abandons the running rebuild: its shadow tables are dropped, the live projection is untouched. */
     @DeleteMapping(path = "/projection/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals({ProblemType.OPERATOR_CREDENTIALS_REQUIRED, ProblemType.OPERATOR_NOT_CONFIGURED, ProblemType.REBUILD_NOT_RUNNING})
     public Progress cancelRebuild() {
         var cancelled = replays.cancelRebuild("cancelled by " + InstanceName.of() + " (DELETE /projection/rebuild)")
                 .orElseThrow(() -> new ApiProblem(ProblemType.REBUILD_NOT_RUNNING,

@@ -1,5 +1,6 @@
 package dev.ledgerlab.projector.web;
 
+import dev.ledgerlab.problems.ApiDocumentation;
 import dev.ledgerlab.problems.OperatorAccess;
 import dev.ledgerlab.problems.OperatorAccess.OperatorCalls;
 import org.springframework.context.annotation.Bean;
@@ -16,7 +17,7 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * open.
  */
 @Configuration(proxyBeanMethods = false)
-@Import(OperatorAccess.class)
+@Import({OperatorAccess.class, ApiDocumentation.class})
 class OperatorSecurity {
 
     @Bean

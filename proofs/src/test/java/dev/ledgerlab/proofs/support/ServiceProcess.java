@@ -70,6 +70,10 @@ public final class ServiceProcess implements AutoCloseable {
                 main.getName(),
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off",
+                // The proofs are about the data path; the API description has its own tests, and its beans would
+                // only lengthen each of the many starts here.
+                "--springdoc.api-docs.enabled=false",
+                "--springdoc.swagger-ui.enabled=false",
                 dev.ledgerlab.testkit.TestHttp.OPERATOR_PASSWORD_ARGUMENT));
         command.addAll(args);
         var service = new ServiceProcess(name, main.getName(), command, classDataSharing, port);

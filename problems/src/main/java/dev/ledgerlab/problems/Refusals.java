@@ -1,0 +1,17 @@
+package dev.ledgerlab.problems;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * The problem types an endpoint may answer with, for its OpenAPI description ({@link ApiDocumentation}). On a
+ * controller, they apply to each of its endpoints, besides the method's own.
+ */
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Refusals {
+
+    ProblemType[] value();
+}
