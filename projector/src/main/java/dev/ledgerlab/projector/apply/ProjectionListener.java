@@ -4,6 +4,7 @@ import dev.ledgerlab.projector.ProjectorProperties;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -99,7 +100,10 @@ public class ProjectionListener extends PositionedListener {
             concurrency = "${projector.concurrency}", batch = "true")
     public void onBatch(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
         received.addAndGet(records.size());
-        records.forEach(record -> pending.merge(record.partition(), record.timestamp(), Math::min));
+        // Per partition of this batch its oldest timestamp, in a local map: the shared one changes once per partition.
+        var oldest = new HashMap<Integer, Long>();
+        records.forEach(record -> oldest.merge(record.partition(), record.timestamp(), Math::min));
+        oldest.forEach((partition, timestamp) -> pending.merge(partition, timestamp, Math::min));
         faults.beforeApply(records);
         process(records, consumer, writer::apply, outcome -> {
             faults.afterDbCommit(outcome.applied(), records);
@@ -108,7 +112,7 @@ public class ProjectionListener extends PositionedListener {
                 return;
             }
             if (outcome.failedIndex() < 0) {
-                records.forEach(record -> pending.remove(record.partition()));
+                pending.keySet().removeAll(oldest.keySet());
             }
             signals.changed();
             applied.increment(outcome.applied());
