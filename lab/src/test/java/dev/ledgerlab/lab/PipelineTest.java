@@ -35,14 +35,18 @@ class PipelineTest {
     private static LabServices.Infrastructure infrastructure;
     private static LabServices services;
     private static org.springframework.context.ConfigurableApplicationContext replacementRelay;
+    private static OtlpReceiver traces;
 
     @BeforeAll
     static void startServices() {
         var infra = TestInfrastructure.get();
         infrastructure = new LabServices.Infrastructure(infra.jdbcUrl(), infra.username(), infra.password(),
                 infra.bootstrapServers());
+        traces = new OtlpReceiver();
         services = LabServices.start(infrastructure, new LabServices.Ports(0, 0, 0),
-                List.of(TestHttp.OPERATOR_PASSWORD_ARGUMENT));
+                List.of(TestHttp.OPERATOR_PASSWORD_ARGUMENT,
+                        "--management.opentelemetry.tracing.export.otlp.endpoint=" + traces.endpoint(),
+                        "--management.opentelemetry.tracing.export.schedule-delay=200ms"));
     }
 
     @AfterAll
@@ -51,6 +55,44 @@ class PipelineTest {
             replacementRelay.close();
         }
         services.close();
+        traces.close();
+    }
+
+    /**
+     * A deposit's trace, through the real relay and Kafka: the command API answers with the traceparent of the
+     * request's server span (it made the trace: the client sent none), stores that context with the event, the relay
+     * carries it in a Kafka header, and the projector's span for applying that event is a child of that very span, as
+     * exported by both services over OTLP. A client that sends its own traceparent gets its trace continued.
+     */
+    @Test
+    void continuesTheTraceOfADepositOnTheProjectorsSpanForItsEvent() {
+        var account = openAccount();
+        var started = TestHttp.at(commandApiPort()).post("/accounts/" + account + "/deposits", "{\"amount\":7}");
+        assertThat(started.status()).as(started.body()).isEqualTo(200);
+        assertThat(started.header("traceparent")).as("the response's traceparent")
+                .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+        var clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        var continued = TestHttp.at(commandApiPort()).post("/accounts/" + account + "/deposits", "{\"amount\":8}",
+                "traceparent", "00-" + clientTrace + "-00f067aa0ba902b7-01");
+        assertThat(continued.header("traceparent")).as("the client's trace, continued").contains(clientTrace);
+
+        for (var response : List.of(started, continued)) {
+            var traceId = response.header("traceparent").split("-")[1];
+            var serverSpan = response.header("traceparent").split("-")[2];
+            var applied = await().atMost(Duration.ofSeconds(60)).until(() -> traces.spans().stream()
+                    .filter(span -> span.service().equals("projector") && span.traceId().equals(traceId)
+                            && span.name().equals("ledger.projection.apply"))
+                    .findFirst(), java.util.Optional::isPresent).orElseThrow();
+            assertThat(applied.attributes()).containsEntry("ledger.account", account.toString());
+            assertThat(applied.parentSpanId()).as("the projector's span continues the request's").isEqualTo(serverSpan);
+            var parent = await().atMost(Duration.ofSeconds(30)).until(() -> traces.spans().stream()
+                    .filter(span -> span.spanId().equals(serverSpan)).findFirst(), java.util.Optional::isPresent)
+                    .orElseThrow();
+            assertThat(parent.service()).as("the server span's service").isEqualTo("command-api");
+            assertThat(parent.traceId()).isEqualTo(traceId);
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(projected(account)).containsExactly(15L, 3L));
     }
 
     @Test

@@ -49,14 +49,16 @@ public class AccountController {
     private final IdempotentCommands idempotent;
     private final CommandBodies bodies;
     private final JsonMapper json;
+    private final RequestTraces traces;
 
     public AccountController(AccountCommands commands, AccountStore store, IdempotentCommands idempotent,
-            CommandBodies bodies, JsonMapper json) {
+            CommandBodies bodies, JsonMapper json, RequestTraces traces) {
         this.commands = commands;
         this.store = store;
         this.idempotent = idempotent;
         this.bodies = bodies;
         this.json = json;
+        this.traces = traces;
     }
 
     @PostMapping
@@ -70,7 +72,7 @@ public class AccountController {
             @RequestHeader(name = "tracestate", required = false) String tracestate) {
         var key = idempotencyKey(idempotencyKey);
         var command = new OpenAccount(bodies.owner(request));
-        var trace = TraceContext.of(traceparent, tracestate);
+        var trace = traces.of(traceparent, tracestate);
         return http(idempotent.run(key, "POST /accounts " + command, () -> {
             var executed = commands.open(command, trace);
             var account = executed.account();
@@ -94,7 +96,7 @@ public class AccountController {
         var key = idempotencyKey(idempotencyKey);
         var precondition = ifMatch(ifMatch);
         var command = new DepositMoney(bodies.amount(request));
-        return move(accountId, command, key, precondition, TraceContext.of(traceparent, tracestate),
+        return move(accountId, command, key, precondition, traces.of(traceparent, tracestate),
                 "POST /accounts/" + accountId + "/deposits " + command);
     }
 
@@ -112,7 +114,7 @@ public class AccountController {
         var key = idempotencyKey(idempotencyKey);
         var precondition = ifMatch(ifMatch);
         var command = new WithdrawMoney(bodies.amount(request));
-        return move(accountId, command, key, precondition, TraceContext.of(traceparent, tracestate),
+        return move(accountId, command, key, precondition, traces.of(traceparent, tracestate),
                 "POST /accounts/" + accountId + "/withdrawals " + command);
     }
 

@@ -58,14 +58,16 @@ public class TransferController {
     private final IdempotentCommands idempotent;
     private final CommandBodies bodies;
     private final JsonMapper json;
+    private final RequestTraces traces;
 
     public TransferController(AccountCommands commands, AccountStore store, IdempotentCommands idempotent,
-            CommandBodies bodies, JsonMapper json) {
+            CommandBodies bodies, JsonMapper json, RequestTraces traces) {
         this.commands = commands;
         this.store = store;
         this.idempotent = idempotent;
         this.bodies = bodies;
         this.json = json;
+        this.traces = traces;
     }
 
     /** If-Match applies to the source account: the one whose balance the client decided on. */
@@ -82,7 +84,7 @@ public class TransferController {
         var key = idempotencyKey(idempotencyKey);
         var precondition = ifMatch(ifMatchHeader);
         var command = bodies.transfer(request);
-        var trace = TraceContext.of(traceparent, tracestate);
+        var trace = traces.of(traceparent, tracestate);
         var identity = "POST /transfers " + command + " if-match=" + precondition.header();
         return http(idempotent.run(key, identity, () -> {
             var transferred = commands.transfer(command, precondition, trace);

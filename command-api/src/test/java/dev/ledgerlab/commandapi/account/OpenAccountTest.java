@@ -51,6 +51,11 @@ class OpenAccountTest extends CommandApiIntegrationTest {
         assertThat(api.get("/accounts/" + UUID.randomUUID() + "/events").status()).isEqualTo(404);
     }
 
+    /**
+     * The caller's trace is continued: the event stores the context of the request's own server span (same trace,
+     * this service's span as the parent of what follows), the caller's tracestate with it, and the response names
+     * that span in its traceparent.
+     */
     @Test
     void storesTheW3cTraceContextOfTheRequestWithTheEvent() {
         var traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -58,7 +63,20 @@ class OpenAccountTest extends CommandApiIntegrationTest {
                 "tracestate", "lab=1");
         var accountId = UUID.fromString(response.json().get("accountId").asString());
 
+        var answered = response.header("traceparent");
+        assertThat(answered).matches("00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01")
+                .isNotEqualTo(traceparent);
         assertThat(jdbc.sql("SELECT traceparent || ' ' || tracestate FROM ledger.events WHERE account_id = ?")
-                .param(accountId).query(String.class).single()).isEqualTo(traceparent + " lab=1");
+                .param(accountId).query(String.class).single()).isEqualTo(answered + " lab=1");
+    }
+
+    @Test
+    void startsATraceForARequestThatCameWithoutOneAndStoresIt() {
+        var response = api.post("/accounts", "{\"owner\":\"dave\"}");
+        var accountId = UUID.fromString(response.json().get("accountId").asString());
+
+        assertThat(response.header("traceparent")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+        assertThat(jdbc.sql("SELECT traceparent FROM ledger.events WHERE account_id = ?")
+                .param(accountId).query(String.class).single()).isEqualTo(response.header("traceparent"));
     }
 }

@@ -41,11 +41,14 @@ public class ProjectionListener extends PositionedListener {
     private final ProjectionFaults faults;
     private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
     private final AtomicLong received = new AtomicLong();
+    private final EventSpans spans;
 
     public ProjectionListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs,
-            ProjectionSignals signals, ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults) {
+            ProjectionSignals signals, ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults,
+            EventSpans spans) {
         super(writer, store, seekEpochs, Target.LIVE, properties, meters);
         this.faults = faults;
+        this.spans = spans;
         this.signals = signals;
         this.applied = meters.counter(EVENTS, "outcome", "applied");
         this.duplicates = meters.counter(EVENTS, "outcome", "duplicate");
@@ -100,6 +103,7 @@ public class ProjectionListener extends PositionedListener {
             concurrency = "${projector.concurrency}", batch = "true")
     public void onBatch(List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
         received.addAndGet(records.size());
+        long started = System.currentTimeMillis();
         // Per partition of this batch its oldest timestamp, in a local map: the shared one changes once per partition.
         var oldest = new HashMap<Integer, Long>();
         records.forEach(record -> oldest.merge(record.partition(), record.timestamp(), Math::min));
@@ -114,6 +118,7 @@ public class ProjectionListener extends PositionedListener {
             if (outcome.failedIndex() < 0) {
                 pending.keySet().removeAll(oldest.keySet());
             }
+            spans.committed(records, outcome.failedIndex() < 0 ? records.size() : outcome.failedIndex(), started);
             signals.changed();
             applied.increment(outcome.applied());
             duplicates.increment(outcome.duplicates());
