@@ -1,9 +1,11 @@
 package dev.ledgerlab.relay;
 
+import dev.ledgerlab.problems.OperatorAccess;
 import dev.ledgerlab.relay.capture.ConnectorSettings;
 import dev.ledgerlab.relay.capture.OutboxEngine;
 import dev.ledgerlab.relay.capture.PostgresSource;
 import dev.ledgerlab.relay.capture.RelayFaults;
+import dev.ledgerlab.relay.capture.Resnapshot;
 import dev.ledgerlab.relay.kafka.OutboxProducer;
 import dev.ledgerlab.relay.kafka.OutboxTopic;
 import dev.ledgerlab.relay.leadership.RelayLeadership;
@@ -13,6 +15,8 @@ import java.time.Clock;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
 
 /**
  * Wires the relay from the usual Spring Boot properties ({@code spring.datasource.*},
@@ -49,12 +53,24 @@ class RelayConfiguration {
         return new OutboxEngine(ConnectorSettings.of(relay, source),
                 () -> OutboxProducer.create(bootstrapServers, clientId, relay.linger(), relay.deliveryTimeout()),
                 relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax(),
-                new RelayFaults(haltAfterAcknowledgedBatch), meters);
+                new RelayFaults(haltAfterAcknowledgedBatch), meters, source);
     }
 
     @Bean
     RelayLeadership relayLeadership(RelayProperties relay, PostgresSource source, OutboxTopic topic,
             OutboxEngine engine, RelayStatus status) {
         return new RelayLeadership(source, relay.slotName(), relay.standbyPollInterval(), topic, engine, status);
+    }
+
+    @Bean
+    Resnapshot resnapshot(OutboxEngine engine, PostgresSource source, RelayStatus status, RelayProperties relay) {
+        return new Resnapshot(engine, source, status, relay);
+    }
+
+    /** The relay's operator call: taking the events table again after the slot was lost. */
+    @Bean
+    OperatorAccess.OperatorCalls operatorCalls() {
+        return new OperatorAccess.OperatorCalls(
+                PathPatternRequestMatcher.withDefaults().matcher(HttpMethod.POST, "/relay/resnapshot"));
     }
 }

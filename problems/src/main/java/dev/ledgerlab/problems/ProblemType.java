@@ -39,6 +39,8 @@ public enum ProblemType {
     REPLAY_IN_PROGRESS(HttpStatus.CONFLICT, "replay-in-progress", "Another replay or rebuild runs"),
     REBUILD_IN_PROGRESS(HttpStatus.CONFLICT, "rebuild-in-progress", "A rebuild runs"),
     REBUILD_NOT_RUNNING(HttpStatus.CONFLICT, "rebuild-not-running", "No rebuild runs"),
+    RELAY_NOT_ACTIVE(HttpStatus.CONFLICT, "relay-not-active", "This relay is on standby; the active one does this"),
+    SLOT_NOT_LOST(HttpStatus.CONFLICT, "slot-not-lost", "The replication slot still has its WAL"),
     VERSION_MISMATCH(HttpStatus.PRECONDITION_FAILED, "version-mismatch", "The account has moved on"),
     BODY_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "body-too-large", "Request body is too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type",

@@ -37,6 +37,7 @@ public final class OutboxEngine {
     private final RelayFaults faults;
     private final MeterRegistry meters;
     private final Timer publishLatency;
+    private final PostgresSource source;
 
     private final Object lifecycle = new Object();
     private Thread supervisor;
@@ -44,7 +45,9 @@ public final class OutboxEngine {
     private volatile DebeziumEngine<?> current;
 
     public OutboxEngine(Properties connectorProperties, Supplier<Producer<String, String>> producers, String topic,
-            RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults, MeterRegistry meters) {
+            RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults, MeterRegistry meters,
+            PostgresSource source) {
+        this.source = source;
         this.faults = faults;
         this.meters = meters;
         this.publishLatency = Timer.builder("ledger.relay.publish.latency")
@@ -133,6 +136,11 @@ public final class OutboxEngine {
     }
 
     private String runOnce(CountDownLatch stopSignal) {
+        var lost = lostSlot();
+        if (lost != null) {
+            status.engineFailed(lost);
+            return lost;
+        }
         var outcome = new String[] {"it completed"};
         Producer<String, String> producer = null;
         KafkaClientMetrics producerMetrics = null;
@@ -175,6 +183,31 @@ public final class OutboxEngine {
             }
         }
         return outcome[0];
+    }
+
+    /**
+     * Why the engine must not start: its slot is {@code lost} (PostgreSQL removed WAL the slot still needed). Debezium
+     * itself would wait up to 30 minutes per start for the slot to become valid, reporting nothing; asking first says
+     * so at once, and nothing streams or is skipped until the operator re-snapshots (Resnapshot). Null when the slot
+     * is usable, absent (the engine makes it) or cannot be asked about (the engine's own start then fails or works).
+     */
+    private String lostSlot() {
+        var slot = connectorProperties.getProperty("slot.name");
+        try (var connection = source.connect("outbox-relay-slot-check");
+                var query = connection.prepareStatement(
+                        "SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
+            query.setString(1, slot);
+            try (var rows = query.executeQuery()) {
+                if (rows.next() && "lost".equals(rows.getString(1))) {
+                    return "replication slot " + slot + " is lost: PostgreSQL removed WAL it still needed "
+                            + "(max_slot_wal_keep_size). Nothing is published past it; POST /relay/resnapshot takes "
+                            + "the events table again";
+                }
+            }
+        } catch (java.sql.SQLException unreachable) {
+            log.debug("Cannot ask about slot {}: {}", slot, unreachable.getMessage());
+        }
+        return null;
     }
 
     /** Some Debezium errors carry the whole connector configuration in their message; the log has that already. */
