@@ -137,6 +137,7 @@ public final class OutboxEngine {
 
     private String runOnce(CountDownLatch stopSignal) {
         var lost = lostSlot();
+        status.slotLost(lost != null);
         if (lost != null) {
             status.engineFailed(lost);
             return lost;

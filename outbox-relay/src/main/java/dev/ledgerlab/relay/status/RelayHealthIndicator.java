@@ -6,7 +6,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * A standby is healthy: waiting is its job. An active relay whose engine is not running (waiting to restart it after
- * a failure) is reported DOWN, so an orchestrator sees a relay that keeps failing.
+ * a failure) is reported DOWN, so an orchestrator sees a relay that keeps failing; with the reason {@code slot-lost}
+ * when PostgreSQL removed WAL its slot needed (only the operator's re-snapshot helps then, not a restart).
  */
 @Component("relay")
 class RelayHealthIndicator implements HealthIndicator {
@@ -27,6 +28,9 @@ class RelayHealthIndicator implements HealthIndicator {
                 .withDetail("recordsPublished", now.recordsPublished())
                 .withDetail("engineRunning", now.engineRunning())
                 .withDetail("engineRestarts", now.engineRestarts());
+        if (now.slotLost()) {
+            health.withDetail("reason", "slot-lost");
+        }
         if (now.lastPublishedAt() != null) {
             health.withDetail("lastPublishedAt", now.lastPublishedAt().toString());
         }

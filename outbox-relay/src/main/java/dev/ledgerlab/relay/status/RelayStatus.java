@@ -17,6 +17,7 @@ public final class RelayStatus {
     private final AtomicReference<Instant> lastPublishedAt = new AtomicReference<>();
     private final AtomicReference<String> lastEngineError = new AtomicReference<>();
     private volatile boolean engineRunning;
+    private volatile boolean slotLost;
 
     public RelayStatus(String slotName, String topic, Clock clock) {
         this.slotName = slotName;
@@ -52,22 +53,27 @@ public final class RelayStatus {
         lastEngineError.set(error);
     }
 
+    /** Whether the engine was last kept from starting because PostgreSQL removed WAL its slot needed. */
+    public void slotLost(boolean lost) {
+        slotLost = lost;
+    }
+
     public void engineRestarted() {
         engineRestarts.incrementAndGet();
     }
 
     public Snapshot snapshot() {
         return new Snapshot(role.get(), published.get(), lastPublishedAt.get(), slotName, topic, engineRunning,
-                engineRestarts.get(), lastEngineError.get());
+                engineRestarts.get(), lastEngineError.get(), slotLost);
     }
 
     /** One consistent-enough reading for JSON; each field is read once. */
     public record Snapshot(RelayRole role, long recordsPublished, Instant lastPublishedAt, String slotName,
-            String topic, boolean engineRunning, long engineRestarts, String lastEngineError) {
+            String topic, boolean engineRunning, long engineRestarts, String lastEngineError, boolean slotLost) {
 
         public Snapshot withLastEngineError(String error) {
             return new Snapshot(role, recordsPublished, lastPublishedAt, slotName, topic, engineRunning, engineRestarts,
-                    error);
+                    error, slotLost);
         }
     }
 }

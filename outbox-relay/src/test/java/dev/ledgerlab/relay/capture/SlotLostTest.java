@@ -50,6 +50,10 @@ class SlotLostTest extends RelayIntegrationTest {
                     .until(() -> status(failing).snapshot().engineRestarts() > 0
                             && status(failing).snapshot().lastEngineError() != null);
             assertThat(status(relay).snapshot().lastEngineError()).contains("is lost").contains("/relay/resnapshot");
+            assertThat(TestHttp.at(port(relay)).get("/relay/status").json().get("slotLost").asBoolean()).isTrue();
+            assertThat(TestHttp.at(port(relay)).get("/actuator/health").status()).as("unhealthy").isEqualTo(503);
+            assertThat(operator(relay).get("/actuator/health").json().at("/components/relay/details/reason")
+                    .asString()).isEqualTo("slot-lost");
             assertThat(versions(keyed(reader.readToEnd(), account))).as("nothing published past the lost WAL")
                     .containsExactly(1L, 2L);
 
@@ -66,6 +70,9 @@ class SlotLostTest extends RelayIntegrationTest {
             assertThat(again).as("the first two, then every stored event again, in version order")
                     .containsExactly(1L, 2L, 1L, 2L, 3L, 4L);
             await().atMost(Duration.ofSeconds(30)).until(() -> "reserved".equals(walStatus()));
+            var recovered = relay;
+            await().atMost(Duration.ofSeconds(30)).until(() -> !status(recovered).snapshot().slotLost()
+                    && TestHttp.at(port(recovered)).get("/actuator/health").status() == 200);
 
             append(account, 5, new MoneyDeposited(400));
             var streamed = versions(keyed(reader.readUntil(all -> keyed(all, account).size() >= 7,
