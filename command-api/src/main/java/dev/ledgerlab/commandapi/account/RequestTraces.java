@@ -23,8 +23,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * ({@link #of}), so the projector's span for each event is a child of this span. Written in W3C form by the tracer's
  * own propagator. Runs just inside Spring's observation filter (order {@code HIGHEST_PRECEDENCE + 1}), which opens the
  * server span; inner spans (Spring Security's) are not what a client or the projector should see as the command's.
- * Spring writes no such response header itself. With tracing off ({@code management.tracing.enabled=false}) the
- * events store what the caller sent, as before tracing existed.
+ * Spring writes no such response header itself. With tracing off
+ * ({@code management.tracing.export.enabled=false}) the events store what the caller sent, as before tracing existed.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 2)
