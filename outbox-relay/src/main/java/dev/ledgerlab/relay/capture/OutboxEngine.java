@@ -194,16 +194,11 @@ public final class OutboxEngine {
      */
     private String lostSlot() {
         var slot = connectorProperties.getProperty("slot.name");
-        try (var connection = source.connect("outbox-relay-slot-check");
-                var query = connection.prepareStatement(
-                        "SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
-            query.setString(1, slot);
-            try (var rows = query.executeQuery()) {
-                if (rows.next() && "lost".equals(rows.getString(1))) {
-                    return "replication slot " + slot + " is lost: PostgreSQL removed WAL it still needed "
-                            + "(max_slot_wal_keep_size). Nothing is published past it; POST /relay/resnapshot takes "
-                            + "the events table again";
-                }
+        try (var connection = source.connect("outbox-relay-slot-check")) {
+            if ("lost".equals(ReplicationSlots.walStatus(connection, slot))) {
+                return "replication slot " + slot + " is lost: PostgreSQL removed WAL it still needed "
+                        + "(max_slot_wal_keep_size). Nothing is published past it; POST /relay/resnapshot takes "
+                        + "the events table again";
             }
         } catch (java.sql.SQLException unreachable) {
             log.debug("Cannot ask about slot {}: {}", slot, unreachable.getMessage());

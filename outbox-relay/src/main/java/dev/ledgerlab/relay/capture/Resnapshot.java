@@ -15,8 +15,8 @@ import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * What an operator does once PostgreSQL has removed WAL the relay's slot still needed ({@code wal_status = 'lost'},
- * past {@code max_slot_wal_keep_size}): the slot can never stream again, and the engine fails on every start, which
- * is right (nothing is skipped) until someone decides. The events themselves are all still in {@code ledger.events},
+ * past {@code max_slot_wal_keep_size}): the slot can never stream again, and the engine does not start on it
+ * (OutboxEngine asks first), which is right (nothing is skipped) until someone decides. The events themselves are all still in {@code ledger.events},
  * so nothing is lost if the relay takes them again from the table: it stops the engine, deletes its stored offsets,
  * drops the slot and starts the engine, which (with no offset, {@code snapshot.mode=initial}) makes a new slot and
  * snapshots the table in (account, version) order, then streams from the new slot's start. Every event is published
@@ -58,7 +58,7 @@ public final class Resnapshot {
                     + "; the relay holding the lock for slot " + slot + " takes the snapshot");
         }
         try (var connection = source.connect("outbox-relay-resnapshot")) {
-            var walStatus = walStatus(connection);
+            var walStatus = ReplicationSlots.walStatus(connection, slot);
             if (!"lost".equals(walStatus)) {
                 throw new ApiProblem(ProblemType.SLOT_NOT_LOST, "slot " + slot + " has wal_status "
                         + (walStatus == null ? "(no such slot)" : walStatus) + "; it catches up by itself",
@@ -83,16 +83,6 @@ public final class Resnapshot {
             }
         } catch (SQLException e) {
             throw new DataAccessResourceFailureException("re-snapshot of slot " + slot + " failed", e);
-        }
-    }
-
-    private String walStatus(Connection connection) throws SQLException {
-        try (var query = connection.prepareStatement(
-                "SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
-            query.setString(1, slot);
-            try (var rows = query.executeQuery()) {
-                return rows.next() ? rows.getString(1) : null;
-            }
         }
     }
 
