@@ -1,7 +1,6 @@
 package dev.ledgerlab.projector.apply;
 
 import io.micrometer.tracing.Span;
-import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -26,11 +25,9 @@ public class EventSpans {
         return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     };
 
-    private final Tracer tracer;
     private final Propagator propagator;
 
-    EventSpans(Tracer tracer, Propagator propagator) {
-        this.tracer = tracer;
+    EventSpans(Propagator propagator) {
         this.propagator = propagator;
     }
 
@@ -38,7 +35,7 @@ public class EventSpans {
     void committed(List<ConsumerRecord<String, String>> records, int handled, long startedMillis) {
         for (int i = 0; i < handled; i++) {
             var record = records.get(i);
-            if (record.headers().lastHeader("traceparent") == null) {
+            if (HEADERS.get(record, "traceparent") == null) {
                 continue;
             }
             var span = propagator.extract(record, HEADERS)
