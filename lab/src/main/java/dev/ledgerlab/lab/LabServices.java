@@ -76,8 +76,9 @@ public final class LabServices implements AutoCloseable {
         var args = new ArrayList<>(passThrough);
         // Command-line arguments outrank each service's application.yml, so the lab's infrastructure wins.
         args.add("--spring.datasource.url=" + infrastructure.jdbcUrl());
-        args.add("--spring.datasource.username=" + infrastructure.username());
-        args.add("--spring.datasource.password=" + infrastructure.password());
+        // The embedded server's admin user migrates; each service connects as its own role (its application.yml).
+        args.add("--spring.flyway.user=" + infrastructure.username());
+        args.add("--spring.flyway.password=" + infrastructure.password());
         args.add("--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers());
         args.add("--server.port=" + port);
         // The lines logged while it starts are its own; so are those of each request it serves.

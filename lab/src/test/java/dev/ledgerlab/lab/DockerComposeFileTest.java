@@ -241,10 +241,17 @@ class DockerComposeFileTest {
             var env = COMPOSE.environment(service);
             var binder = serviceConfiguration(service).binder(env);
             assertThat(binder.bind("spring.datasource.url", String.class).get()).as(service).isEqualTo(jdbcUrl);
-            assertThat(binder.bind("spring.datasource.username", String.class).get()).as(service)
+            // The admin user migrates; the service runs as its own role, whose password it sets when it migrates.
+            assertThat(binder.bind("spring.flyway.user", String.class).get()).as(service)
                     .isEqualTo(postgresEnvironment("POSTGRES_USER"));
-            assertThat(binder.bind("spring.datasource.password", String.class).get()).as(service)
+            assertThat(binder.bind("spring.flyway.password", String.class).get()).as(service)
                     .isEqualTo(postgresEnvironment("POSTGRES_PASSWORD"));
+            var role = binder.bind("spring.datasource.username", String.class).get();
+            assertThat(role).as(service).startsWith("ledger_").isNotEqualTo(postgresEnvironment("POSTGRES_USER"));
+            assertThat(binder.bind("spring.flyway.placeholders.servicerole", String.class).get()).as(service)
+                    .isEqualTo(role);
+            assertThat(binder.bind("spring.flyway.placeholders.servicepassword", String.class).get()).as(service)
+                    .isEqualTo(binder.bind("spring.datasource.password", String.class).get());
             assertThat(COMPOSE.dependsOn(service)).as(service).containsEntry("postgres", "service_healthy");
             if (!service.equals("command-api")) {
                 assertThat(Set.of(binder.bind("spring.kafka.bootstrap-servers", String.class).get().split(",")))

@@ -95,6 +95,68 @@ class PipelineTest {
                 assertThat(projected(account)).containsExactly(15L, 3L));
     }
 
+    /**
+     * Each service connects as a role of its own (created by Flyway, db/roles) with only what it needs, and the
+     * running lab really uses them: every pooled connection of a service (pg_stat_activity names the service) and
+     * the relay's replication stream are its role's, never the admin user's (whose only use is to migrate). Then each role is tried on what it must
+     * not do: the projector's cannot append to or change the ledger, the command API's cannot read the projection,
+     * the relay's cannot write an event or read the projection. PostgreSQL answers 42501 (insufficient_privilege).
+     */
+    @Test
+    void connectsEachServiceAsARoleOfItsOwnAndTheProjectorsRoleCannotWriteTheLedger() throws Exception {
+        deposit(openAccount(), 1); // every service has touched the database by now
+        var roles = java.util.Map.of("command-api", "ledger_command_api", "projector", "ledger_projector",
+                "outbox-relay", "ledger_relay");
+        try (var admin = java.sql.DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
+                infrastructure.password())) {
+            var seen = new HashMap<String, java.util.Set<String>>();
+            try (var statement = admin.prepareStatement("SELECT application_name, usename FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND application_name = ANY (?)")) {
+                statement.setArray(1, admin.createArrayOf("text", roles.keySet().toArray()));
+                try (var rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        seen.computeIfAbsent(rows.getString(1), k -> new HashSet<>()).add(rows.getString(2));
+                    }
+                }
+            }
+            // The relay's pool serves only its readiness check and may hold no connection; its stream is below.
+            assertThat(seen).containsKeys("command-api", "projector");
+            seen.forEach((service, used) -> assertThat(used).as("the roles of %s's connections", service)
+                    .containsExactly(roles.get(service)));
+            // Awaited: another test of this class replaces the relay, and the slot waits for the new one.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                try (var statement = admin.createStatement(); var rows = statement.executeQuery("SELECT r.usename"
+                        + " FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = s.active_pid"
+                        + " WHERE s.slot_name = 'ledger_outbox'")) {
+                    assertThat(rows.next()).as("the relay streams its slot").isTrue();
+                    assertThat(rows.getString(1)).isEqualTo("ledger_relay");
+                }
+            });
+        }
+
+        var anEvent = "INSERT INTO ledger.events (id, account_id, version, type, payload, occurred_at)"
+                + " SELECT gen_random_uuid(), account_id, version + 1000000, 'MoneyDeposited', '{}', now()"
+                + " FROM ledger.events LIMIT 1";
+        assertRefused("ledger_projector", anEvent);
+        assertRefused("ledger_projector", "UPDATE ledger.accounts SET balance = balance + 1");
+        assertRefused("ledger_projector", "DELETE FROM ledger.idempotency_keys");
+        assertRefused("ledger_command_api", "SELECT count(*) FROM projection.balances");
+        assertRefused("ledger_command_api", "DELETE FROM ledger.relay_offsets");
+        assertRefused("ledger_relay", anEvent);
+        assertRefused("ledger_relay", "SELECT count(*) FROM projection.balances");
+    }
+
+    /** The statement, run as the role, fails for want of a privilege (and so changes nothing). */
+    private static void assertRefused(String role, String sql) throws java.sql.SQLException {
+        // The embedded server trusts loopback connections: any password logs the role in.
+        try (var connection = java.sql.DriverManager.getConnection(infrastructure.jdbcUrl(), role, "unused");
+                var statement = connection.createStatement()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.execute(sql)).as("%s: %s", role, sql)
+                    .isInstanceOfSatisfying(java.sql.SQLException.class,
+                            e -> assertThat(e.getSQLState()).as(e.getMessage()).isEqualTo("42501"));
+        }
+    }
+
     @Test
     void carriesDepositsFromTheApiThroughTheWalAndKafkaIntoTheProjection() {
         var random = new Random(seed("carriesDeposits"));

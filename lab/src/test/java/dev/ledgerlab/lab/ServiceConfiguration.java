@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
@@ -106,7 +107,8 @@ final class ServiceConfiguration {
         sources.add(new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
                 Map.copyOf(environment)));
         sources.addAll(yaml);
-        return new Binder(ConfigurationPropertySources.from(sources));
+        // With ${...} resolved, as Spring does: the yml refers to its own settings (spring.flyway.placeholders.*).
+        return new Binder(ConfigurationPropertySources.from(sources), new PropertySourcesPlaceholdersResolver(sources));
     }
 
     /** The service's @ConfigurationProperties object of this type, bound (and validated) from that configuration. */

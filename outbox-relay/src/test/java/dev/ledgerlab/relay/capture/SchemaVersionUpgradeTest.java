@@ -146,9 +146,13 @@ class SchemaVersionUpgradeTest extends RelayIntegrationTest {
         }
     }
 
-    private static void migrate(String url, MigrationVersion target) {
+    private void migrate(String url, MigrationVersion target) {
+        // As the relay's own migrate step would, publication included: the first relay runs with Flyway off.
         Flyway.configure().dataSource(url, infra.username(), infra.password()).schemas("ledger")
-                .defaultSchema("ledger").locations("classpath:db/migration/ledger").target(target).load().migrate();
+                .defaultSchema("ledger").locations("classpath:db/migration/ledger", "classpath:db/roles",
+                        "classpath:db/relay")
+                .placeholders(Map.of("servicerole", "", "servicepassword", "", "publication", publication))
+                .target(target).load().migrate();
     }
 
     private static Connection connect(String url) throws SQLException {

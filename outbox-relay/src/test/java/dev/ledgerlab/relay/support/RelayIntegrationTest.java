@@ -63,8 +63,10 @@ public abstract class RelayIntegrationTest {
             dataSource.setPassword(infra.password());
             dataSource.setMaximumPoolSize(8);
             // The schema exists before any relay runs, so tests may write events first and start a relay later.
+            // With the roles the ledger migrations grant to; the relays of these tests connect as the admin user.
             Flyway.configure().dataSource(dataSource).schemas("ledger").defaultSchema("ledger")
-                    .locations("classpath:db/migration/ledger").load().migrate();
+                    .locations("classpath:db/migration/ledger", "classpath:db/roles")
+                    .placeholders(Map.of("servicerole", "", "servicepassword", "")).load().migrate();
             jdbc = JdbcClient.create(dataSource);
         }
     }

@@ -82,8 +82,9 @@ public final class SimplerProjector {
         if (!List.of("offsets-first", "kafka-transaction").contains(commit)) {
             throw new IllegalArgumentException("--commit is offsets-first or kafka-transaction: " + commit);
         }
+        // It creates a table of its own, so it connects as the admin user the services migrate with.
         try (var db = DriverManager.getConnection(option("spring.datasource.url"),
-                option("spring.datasource.username"), option("spring.datasource.password"));
+                option("spring.flyway.user"), option("spring.flyway.password"));
                 var consumer = consumer()) {
             createTable(db);
             db.setAutoCommit(false);

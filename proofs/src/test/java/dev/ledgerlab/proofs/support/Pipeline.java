@@ -90,8 +90,9 @@ public final class Pipeline implements AutoCloseable {
     private List<String> args(String... more) {
         var args = new ArrayList<>(List.of(
                 "--spring.datasource.url=" + infrastructure.jdbcUrl(),
-                "--spring.datasource.username=" + infrastructure.username(),
-                "--spring.datasource.password=" + infrastructure.password(),
+                // The admin user migrates; each service connects as its own role, as in the lab.
+                "--spring.flyway.user=" + infrastructure.username(),
+                "--spring.flyway.password=" + infrastructure.password(),
                 "--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers(),
                 "--relay.topic=" + topic(),
                 "--relay.slot-name=" + name,
