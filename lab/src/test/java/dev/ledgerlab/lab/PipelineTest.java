@@ -98,9 +98,10 @@ class PipelineTest {
     /**
      * Each service connects as a role of its own (created by Flyway, db/roles) with only what it needs, and the
      * running lab really uses them: every pooled connection of a service (pg_stat_activity names the service) and
-     * the relay's replication stream are its role's, never the admin user's (whose only use is to migrate). Then each role is tried on what it must
-     * not do: the projector's cannot append to or change the ledger, the command API's cannot read the projection,
-     * the relay's cannot write an event or read the projection. PostgreSQL answers 42501 (insufficient_privilege).
+     * the relay's replication stream are its role's, never the admin user's (whose only use is to migrate). Then
+     * each role is tried on what it must not do: the projector's cannot append to or change the ledger, the command
+     * API's cannot read the projection, the relay's cannot write an event or read the projection. PostgreSQL answers
+     * 42501 (insufficient_privilege).
      */
     @Test
     void connectsEachServiceAsARoleOfItsOwnAndTheProjectorsRoleCannotWriteTheLedger() throws Exception {
@@ -386,24 +387,15 @@ class PipelineTest {
     }
 
     private static UUID openAccount() {
-        var response = post(commandApiPort(), "/accounts", "{\"owner\":\"pipeline\"}");
-        assertThat(response.status()).as(response.body()).isEqualTo(201);
-        return UUID.fromString(response.json().get("accountId").asString());
+        return LabRequests.openAccount(TestHttp.at(commandApiPort()).asOperator(), "pipeline");
     }
 
     private static JsonNode deposit(UUID account, long amount) {
-        var response = post(commandApiPort(), "/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
-        assertThat(response.status()).as(response.body()).isEqualTo(200);
-        return response.json();
+        return LabRequests.deposit(TestHttp.at(commandApiPort()).asOperator(), account, amount);
     }
 
     private static long[] projected(UUID account) {
-        var response = get(projectorPort(), "/accounts/" + account + "/balance");
-        if (response.status() != 200) {
-            return new long[] {-1, -1};
-        }
-        var body = response.json();
-        return new long[] {body.get("balance").asLong(), body.get("version").asLong()};
+        return LabRequests.projected(TestHttp.at(projectorPort()).asOperator(), account);
     }
 
     /** Every record of these accounts in the topic, read from offset zero by a plain consumer. */

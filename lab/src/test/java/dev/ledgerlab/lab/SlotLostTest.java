@@ -9,7 +9,6 @@ import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
-import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -23,6 +22,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * A slot PostgreSQL gave up on, through the whole pipeline: with the relay stopped and deposits still accepted, the
@@ -46,12 +47,14 @@ class SlotLostTest {
     private static List<String> arguments;
     private static LabServices services;
     private static ConfigurableApplicationContext relay;
+    /** The admin user on this test's database: the slot, the WAL, the tables as stored. */
+    private static JdbcClient admin;
 
     @BeforeAll
     static void startAPipelineOfItsOwn() throws SQLException {
         var infra = TestInfrastructure.get();
-        try (var admin = DriverManager.getConnection(infra.jdbcUrl(), infra.username(), infra.password());
-                var statement = admin.createStatement()) {
+        try (var server = DriverManager.getConnection(infra.jdbcUrl(), infra.username(), infra.password());
+                var statement = server.createStatement()) {
             statement.execute("CREATE DATABASE " + NAME);
         }
         infrastructure = new LabServices.Infrastructure(
@@ -61,23 +64,24 @@ class SlotLostTest {
                 "--relay.slot-name=" + NAME, "--relay.publication-name=" + NAME, "--relay.topic=" + TOPIC,
                 "--projector.topic=" + TOPIC, "--projector.dead-letter-topic=" + TOPIC + ".dlt",
                 "--projector.group-id=" + NAME, "--projector.replay.rebuild-group-id=" + NAME + "-rebuild");
+        admin = JdbcClient.create(new DriverManagerDataSource(infrastructure.jdbcUrl(), infrastructure.username(),
+                infrastructure.password()));
         services = LabServices.start(infrastructure, new LabServices.Ports(0, 0, 0), arguments);
         relay = services.relay();
     }
 
     @AfterAll
-    static void stopAndDropTheSlot() throws SQLException {
+    static void stopAndDropTheSlot() {
         if (relay != services.relay()) {
             relay.close();
         }
         services.close();
         // An abandoned slot would hold WAL for as long as the server lives.
-        await().atMost(Duration.ofSeconds(30)).until(() -> !slotActive());
-        try (var admin = admin(); var drop = admin.prepareStatement(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?")) {
-            drop.setString(1, NAME);
-            drop.executeQuery().close();
-        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin.sql(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active").param(NAME)
+                .query(Long.class).single() == 0);
+        admin.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?")
+                .param(NAME).query().listOfRows();
     }
 
     @Test
@@ -152,66 +156,34 @@ class SlotLostTest {
      * switches so that PostgreSQL recycles the segments (the disk holds a few, not 4 GB) and, once past the limit,
      * removes the ones the slot still needed.
      */
-    private static void loseTheSlot() throws SQLException {
-        try (var admin = admin(); var statement = admin.createStatement()) {
-            for (int switches = 1; switches <= 1_000; switches++) {
-                statement.execute("SELECT pg_logical_emit_message(false, 'slot-lost-test', 'x')");
-                statement.execute("SELECT pg_switch_wal()");
-                if (switches % 8 == 0) {
-                    statement.execute("CHECKPOINT");
-                    if ("lost".equals(walStatus())) {
-                        return;
-                    }
+    private static void loseTheSlot() {
+        for (int switches = 1; switches <= 1_000; switches++) {
+            admin.sql("SELECT pg_logical_emit_message(false, 'slot-lost-test', 'x')").query().listOfRows();
+            admin.sql("SELECT pg_switch_wal()").query().listOfRows();
+            if (switches % 8 == 0) {
+                admin.sql("CHECKPOINT").update();
+                if ("lost".equals(walStatus())) {
+                    return;
                 }
             }
         }
         throw new AssertionError("slot " + NAME + " still " + walStatus() + " after 1,000 segment switches");
     }
 
-    private static String walStatus() throws SQLException {
-        try (var admin = admin(); var query = admin.prepareStatement(
-                "SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
-            query.setString(1, NAME);
-            try (var rows = query.executeQuery()) {
-                return rows.next() ? rows.getString(1) : null;
-            }
-        }
+    private static String walStatus() {
+        return admin.sql("SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?").param(NAME)
+                .query(String.class).optional().orElse(null);
     }
 
-    private static boolean slotActive() throws SQLException {
-        try (var admin = admin(); var query = admin.prepareStatement(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active")) {
-            query.setString(1, NAME);
-            try (var rows = query.executeQuery()) {
-                rows.next();
-                return rows.getLong(1) > 0;
-            }
-        }
-    }
-
-    private static long storedEvents() throws SQLException {
-        try (var admin = admin(); var statement = admin.createStatement();
-                var rows = statement.executeQuery("SELECT count(*) FROM ledger.events")) {
-            rows.next();
-            return rows.getLong(1);
-        }
+    private static long storedEvents() {
+        return admin.sql("SELECT count(*) FROM ledger.events").query(Long.class).single();
     }
 
     /** Applied and duplicates of the live group, as the projector stored them with the balances. */
-    private static long[] offsetCounts() throws SQLException {
-        try (var admin = admin(); var query = admin.prepareStatement("SELECT coalesce(sum(applied), 0),"
-                + " coalesce(sum(duplicates), 0) FROM projection.offsets WHERE group_id = ?")) {
-            query.setString(1, NAME);
-            try (var rows = query.executeQuery()) {
-                rows.next();
-                return new long[] {rows.getLong(1), rows.getLong(2)};
-            }
-        }
-    }
-
-    private static Connection admin() throws SQLException {
-        return DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
-                infrastructure.password());
+    private static long[] offsetCounts() {
+        return admin.sql("SELECT coalesce(sum(applied), 0), coalesce(sum(duplicates), 0) FROM projection.offsets"
+                + " WHERE group_id = ?").param(NAME).query((rows, n) -> new long[] {rows.getLong(1), rows.getLong(2)})
+                .single();
     }
 
     private static void awaitProjected(Map<UUID, Long> balances, long version) {
@@ -226,25 +198,17 @@ class SlotLostTest {
     }
 
     private static UUID openAccount() {
-        var response = TestHttp.at(LabServices.port(services.commandApi())).post("/accounts", "{\"owner\":\"lost\"}");
-        assertThat(response.status()).as(response.body()).isEqualTo(201);
-        return UUID.fromString(response.json().get("accountId").asString());
+        return LabRequests.openAccount(TestHttp.at(LabServices.port(services.commandApi())), "lost");
     }
 
+    /** The amount, once deposited. */
     private static long deposit(UUID account, long amount) {
-        var response = TestHttp.at(LabServices.port(services.commandApi()))
-                .post("/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
-        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        LabRequests.deposit(TestHttp.at(LabServices.port(services.commandApi())), account, amount);
         return amount;
     }
 
     private static long[] projected(UUID account) {
-        var response = TestHttp.at(LabServices.port(services.projector())).get("/accounts/" + account + "/balance");
-        if (response.status() != 200) {
-            return new long[] {-1, -1};
-        }
-        var body = response.json();
-        return new long[] {body.get("balance").asLong(), body.get("version").asLong()};
+        return LabRequests.projected(TestHttp.at(LabServices.port(services.projector())), account);
     }
 
     private static TestHttp operator() {

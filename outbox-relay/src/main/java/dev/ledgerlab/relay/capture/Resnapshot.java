@@ -16,11 +16,12 @@ import org.springframework.dao.DataAccessResourceFailureException;
 /**
  * What an operator does once PostgreSQL has removed WAL the relay's slot still needed ({@code wal_status = 'lost'},
  * past {@code max_slot_wal_keep_size}): the slot can never stream again, and the engine does not start on it
- * (OutboxEngine asks first), which is right (nothing is skipped) until someone decides. The events themselves are all still in {@code ledger.events},
- * so nothing is lost if the relay takes them again from the table: it stops the engine, deletes its stored offsets,
- * drops the slot and starts the engine, which (with no offset, {@code snapshot.mode=initial}) makes a new slot and
- * snapshots the table in (account, version) order, then streams from the new slot's start. Every event is published
- * again; the projector's version check skips those it has applied.
+ * (OutboxEngine asks first), which is right (nothing is skipped) until someone decides. The events themselves are
+ * all still in {@code ledger.events}, so nothing is lost if the relay takes them again from the table: it stops the
+ * engine, deletes its stored offsets, drops the slot and starts the engine, which (with no offset,
+ * {@code snapshot.mode=initial}) makes a new slot and snapshots the table in (account, version) order, then streams
+ * from the new slot's start. Every event is published again; the projector's version check skips those it has
+ * applied.
  *
  * <p>The offsets go first: should the process die between the two steps, the lost slot keeps the engine from
  * starting until the operator asks again, and the next call drops it. The old offsets must go in any case: they point
