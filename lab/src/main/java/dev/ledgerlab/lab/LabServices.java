@@ -55,8 +55,11 @@ public final class LabServices implements AutoCloseable {
                     ports.commandApi(), passThrough));
             running.add(run(OutboxRelayApplication.class, OutboxRelayApplication.CONFIG_NAME, infrastructure,
                     ports.relay(), passThrough));
+            // The pipeline page's browser sends its commands to the command API's actual port (0 picks one).
+            var projectorArgs = new ArrayList<>(passThrough);
+            projectorArgs.add(0, "--projector.page.command-api-url=http://localhost:" + port(running.get(0)));
             running.add(run(ProjectorApplication.class, ProjectorApplication.CONFIG_NAME, infrastructure,
-                    ports.projector(), passThrough));
+                    ports.projector(), projectorArgs));
             return new LabServices(running);
         } catch (RuntimeException e) {
             new LabServices(running).close();

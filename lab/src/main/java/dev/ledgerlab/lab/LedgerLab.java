@@ -64,6 +64,7 @@ public final class LedgerLab implements AutoCloseable {
                   command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals, POST /transfers
                   projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status
                   outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)
+                  pipeline page http://localhost:%d/  watch a deposit travel, lag charts, replays (operator)
                   PostgreSQL    %s   user %s, schemas ledger and projection
                   Kafka         %s   topic accounts.events
                   operator      user operator, password %s (%s)
@@ -71,7 +72,7 @@ public final class LedgerLab implements AutoCloseable {
                 Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{"owner":"alice"}'
                 Stop: Ctrl-C
                 """.formatted(startMillis / 1000.0, stack.settings().baseDirectory(), commandApi, projector, relay,
-                postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), operator.password(),
+                projector, postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), operator.password(),
                 operator.source(), bind, commandApi);
     }
 

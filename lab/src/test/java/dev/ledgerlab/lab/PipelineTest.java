@@ -211,6 +211,60 @@ class PipelineTest {
                 latencies.get(latencies.size() / 2), latencies.get(latencies.size() - 1), latencies.size());
     }
 
+    /**
+     * What the pipeline page reads, against the pipeline itself: an event's journey names the outbox position the
+     * event has in ledger.events and the partition and offset where Kafka holds it; a reading shows the outbox head,
+     * the relay's slot and every partition; a bad path gets its problem type.
+     */
+    @Test
+    void tracesAnEventToItsOutboxPositionAndItsKafkaPartitionAndOffset() throws Exception {
+        var account = openAccount();
+        var moved = deposit(account, 42);
+        long version = moved.get("version").asLong();
+        var path = "/pipeline/events/" + account + "/" + version;
+        var journey = await().atMost(Duration.ofSeconds(60)).until(() -> get(projectorPort(), path).json(),
+                j -> !j.get("published").isNull() && !j.get("applied").isNull());
+        long position;
+        try (var admin = java.sql.DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
+                infrastructure.password()); var statement = admin.prepareStatement(
+                        "SELECT position FROM ledger.events WHERE account_id = ? AND version = ?")) {
+            statement.setObject(1, account);
+            statement.setLong(2, version);
+            try (var rows = statement.executeQuery()) {
+                assertThat(rows.next()).isTrue();
+                position = rows.getLong(1);
+            }
+        }
+        assertThat(journey.get("committed").get("position").asLong()).isEqualTo(position);
+        assertThat(journey.get("committed").get("eventId").asString()).isEqualTo(moved.get("eventId").asString());
+        var record = readTopic(java.util.Set.of(account)).stream()
+                .filter(r -> EventCodec.fromJson(r.value()).version() == version).findFirst().orElseThrow();
+        assertThat(journey.get("published").get("partition").asInt()).isEqualTo(record.partition());
+        assertThat(journey.get("published").get("offset").asLong()).isEqualTo(record.offset());
+        assertThat(java.time.Instant.parse(journey.get("published").get("at").asString()))
+                .isEqualTo(java.time.Instant.ofEpochMilli(record.timestamp()));
+        assertThat(journey.get("applied").get("balance").asLong()).isEqualTo(42);
+
+        var first = get(projectorPort(), "/pipeline").json().get("samples");
+        var last = first.get(first.size() - 1);
+        assertThat(last.get("outboxHead").asLong()).isGreaterThanOrEqualTo(position);
+        assertThat(last.get("partitions").size()).isEqualTo(6);
+        assertThat(last.get("errors").size()).as(last.toString()).isZero();
+        assertThat(last.get("slots").toString()).contains("\"name\":\"ledger_outbox\"");
+        var later = await().atMost(Duration.ofSeconds(10)).until(() -> get(projectorPort(),
+                "/pipeline?after=" + last.get("at").asString()).json().get("samples"), samples -> !samples.isEmpty());
+        assertThat(java.time.Instant.parse(later.get(0).get("at").asString()))
+                .isAfter(java.time.Instant.parse(last.get("at").asString()));
+        assertThat(later.get(0).get("rates").isNull()).as("a rate against the reading before").isFalse();
+
+        assertThat(get(projectorPort(), "/pipeline/events/" + account + "/0").problemType())
+                .isEqualTo("urn:ledgerlab:problem:invalid-version");
+        assertThat(get(projectorPort(), "/pipeline/events/" + account + "/99").problemType())
+                .isEqualTo("urn:ledgerlab:problem:event-not-found");
+        assertThat(get(projectorPort(), "/pipeline/events/not-a-uuid/1").problemType())
+                .isEqualTo("urn:ledgerlab:problem:invalid-account-id");
+    }
+
     @Test
     void losesNoEventWhenTheRelayIsRestartedMidStream() throws Exception {
         var random = new Random(seed("relayRestart"));

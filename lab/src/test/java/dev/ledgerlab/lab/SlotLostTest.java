@@ -7,9 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.testkit.TestHttp;
-import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * A slot PostgreSQL gave up on, through the whole pipeline: with the relay stopped and deposits still accepted, the
@@ -34,15 +31,16 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * the ones written while the slot was lost and counts every one it had already applied as a duplicate, exactly; the
  * projection ends exact, and streaming goes on from the new slot.
  *
- * <p>A pipeline of its own (database, slot, publication, topic, group), in this JVM's PostgreSQL and Kafka. Losing a
- * slot moves the whole server's WAL on, so any other inactive slot of the server is lost with it: the other tests of
- * this module use the lab's default slot only while their services run.
+ * <p>A pipeline of its own ({@link OwnPipeline}), in this JVM's PostgreSQL and Kafka. Losing a slot moves the whole
+ * server's WAL on, so any other inactive slot of the server is lost with it: {@code PipelineTest} uses the lab's
+ * default slot only while its services run, and the other tests drop their own slot when they end.
  */
 class SlotLostTest {
 
     private static final String NAME = "slot_lost";
-    private static final String TOPIC = NAME + ".events";
+    private static final String TOPIC = OwnPipeline.topic(NAME);
 
+    private static OwnPipeline pipeline;
     private static LabServices.Infrastructure infrastructure;
     private static List<String> arguments;
     private static LabServices services;
@@ -52,21 +50,12 @@ class SlotLostTest {
 
     @BeforeAll
     static void startAPipelineOfItsOwn() throws SQLException {
-        var infra = TestInfrastructure.get();
-        try (var server = DriverManager.getConnection(infra.jdbcUrl(), infra.username(), infra.password());
-                var statement = server.createStatement()) {
-            statement.execute("CREATE DATABASE " + NAME);
-        }
-        infrastructure = new LabServices.Infrastructure(
-                infra.jdbcUrl().replaceFirst("/[^/?]+(\\?|$)", "/" + NAME + "$1"), infra.username(),
-                infra.password(), infra.bootstrapServers());
-        arguments = List.of(TestHttp.OPERATOR_PASSWORD_ARGUMENT, "--management.tracing.export.enabled=false",
-                "--relay.slot-name=" + NAME, "--relay.publication-name=" + NAME, "--relay.topic=" + TOPIC,
-                "--projector.topic=" + TOPIC, "--projector.dead-letter-topic=" + TOPIC + ".dlt",
-                "--projector.group-id=" + NAME, "--projector.replay.rebuild-group-id=" + NAME + "-rebuild");
-        admin = JdbcClient.create(new DriverManagerDataSource(infrastructure.jdbcUrl(), infrastructure.username(),
-                infrastructure.password()));
-        services = LabServices.start(infrastructure, new LabServices.Ports(0, 0, 0), arguments);
+        pipeline = OwnPipeline.create(NAME, TestHttp.OPERATOR_PASSWORD_ARGUMENT,
+                "--management.tracing.export.enabled=false");
+        infrastructure = pipeline.infrastructure();
+        arguments = pipeline.arguments();
+        admin = pipeline.admin();
+        services = pipeline.start();
         relay = services.relay();
     }
 
@@ -76,12 +65,7 @@ class SlotLostTest {
             relay.close();
         }
         services.close();
-        // An abandoned slot would hold WAL for as long as the server lives.
-        await().atMost(Duration.ofSeconds(30)).until(() -> admin.sql(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active").param(NAME)
-                .query(Long.class).single() == 0);
-        admin.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?")
-                .param(NAME).query().listOfRows();
+        pipeline.dropSlot();
     }
 
     @Test

@@ -10,12 +10,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
 
-/** The log end offset of every partition of the projector's topic, asked of the broker (no consumer group needed). */
+/** The log end offset of each partition of a topic (the projector's, unless named), asked of the broker: no group. */
 @Component
 public class LogEndOffsets implements DisposableBean {
 
@@ -30,10 +32,23 @@ public class LogEndOffsets implements DisposableBean {
     }
 
     public Map<Integer, Long> current() throws ExecutionException, InterruptedException, TimeoutException {
-        var description = admin.describeTopics(List.of(properties.topic())).allTopicNames()
-                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(properties.topic());
+        return of(properties.topic());
+    }
+
+    /** The log end offset of every partition of a topic; none when the topic does not exist (yet). */
+    public Map<Integer, Long> of(String topic) throws ExecutionException, InterruptedException, TimeoutException {
+        TopicDescription description;
+        try {
+            description = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Map.of();
+            }
+            throw e;
+        }
         var request = description.partitions().stream()
-                .collect(Collectors.toMap(p -> new TopicPartition(properties.topic(), p.partition()),
+                .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()),
                         p -> OffsetSpec.latest()));
         return admin.listOffsets(request).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).entrySet()
                 .stream().collect(Collectors.toMap(e -> e.getKey().partition(), e -> e.getValue().offset()));

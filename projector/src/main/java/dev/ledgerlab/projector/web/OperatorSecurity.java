@@ -13,8 +13,8 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
 
 /**
  * The projector's operator calls: everything that clears, rebuilds or releases part of the projection, and the
- * invariant check, which reads the whole event store. Reads of balances, status, parked accounts and progress stay
- * open.
+ * invariant check, which reads the whole event store; and the pipeline page's login check. Reads of balances, status,
+ * parked accounts, progress, the page and its readings stay open.
  */
 @Configuration(proxyBeanMethods = false)
 @Import({OperatorAccess.class, ApiDocumentation.class})
@@ -27,7 +27,8 @@ class OperatorSecurity {
                 call(HttpMethod.POST, "/projection/rebuild"),
                 call(HttpMethod.DELETE, "/projection/rebuild"),
                 call(HttpMethod.POST, "/projection/parked/*/release"),
-                call(HttpMethod.GET, "/projection/invariants")));
+                call(HttpMethod.GET, "/projection/invariants"),
+                call(HttpMethod.GET, "/pipeline/operator")));
     }
 
     private static RequestMatcher call(HttpMethod method, String path) {

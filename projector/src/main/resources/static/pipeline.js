@@ -1,0 +1,309 @@
+// The pipeline page: reads GET /pipeline every second (the projector samples PostgreSQL and Kafka when asked),
+// sends the "Try it" commands to the command API, and the operator's calls to this projector. No build step.
+(() => {
+  'use strict';
+  const KEEP = 300; // points per chart: five minutes at one reading a second
+  const $ = id => document.getElementById(id);
+  const state = { after: null, commandApi: null, operator: null, charts: {}, runKind: null, journey: null };
+  const series = { t: [], written: [], published: [], applied: [], lag: {}, slot: {} };
+
+  const fmt = n => (n === null || n === undefined || n < 0) ? '?' : Number(n).toLocaleString('en');
+  const seconds = at => (typeof at === 'number' ? at : Date.parse(at) / 1000);
+  const time = at => at ? new Date(at).toISOString().substring(11, 23) : '–';
+  const uuid = () => (crypto.randomUUID ? crypto.randomUUID()
+      : 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, c => {
+        const r = Math.random() * 16 | 0; return (c === 'x' ? r : (r & 3 | 8)).toString(16); }));
+
+  async function call(url, options = {}) {
+    const response = await fetch(url, options);
+    const text = await response.text();
+    let body = null;
+    try { body = text ? JSON.parse(text) : null; } catch (e) { body = text; }
+    return { status: response.status, ok: response.ok, body, headers: response.headers };
+  }
+
+  function operatorHeaders() {
+    return state.operator ? { Authorization: 'Basic ' + btoa('operator:' + state.operator) } : {};
+  }
+
+  // ---- readings and charts ----
+  function chart(id, labels) {
+    const element = $(id);
+    const width = Math.max(320, element.clientWidth || 440);
+    const palette = ['#1f6feb', '#d4a72c', '#1a7f37', '#a3001b', '#8250df', '#bf3989', '#0a7ea4', '#6e7781'];
+    const opts = {
+      width, height: 220,
+      series: [{}].concat(labels.map((label, i) => ({ label, stroke: palette[i % palette.length], width: 1.5 }))),
+      axes: [{}, { size: 72 }],
+      scales: { x: { time: true } },
+    };
+    element.innerHTML = '';
+    return { plot: new uPlot(opts, [[], ...labels.map(() => [])], element), labels };
+  }
+
+  function draw(key, id, labels, columns) {
+    let current = state.charts[key];
+    if (!current || current.labels.join() !== labels.join()) {
+      current = state.charts[key] = chart(id, labels);
+    }
+    current.plot.setData([series.t, ...columns]);
+    $(id).dataset.points = String(series.t.length);
+  }
+
+  function record(sample) {
+    series.t.push(seconds(sample.at));
+    const r = sample.rates || { written: null, published: null, applied: null };
+    series.written.push(r.written); series.published.push(r.published); series.applied.push(r.applied);
+    const n = series.t.length;
+    for (const p of sample.partitions) {
+      const key = 'p' + p.partition;
+      series.lag[key] = series.lag[key] || new Array(n - 1).fill(null);
+      series.lag[key].push(p.lag);
+    }
+    for (const s of sample.slots) {
+      series.slot[s.name] = series.slot[s.name] || new Array(n - 1).fill(null);
+      series.slot[s.name].push(s.lagBytes);
+    }
+    for (const column of [...Object.values(series.lag), ...Object.values(series.slot)]) {
+      while (column.length < n) column.push(null);
+    }
+    if (n > KEEP) {
+      for (const column of [series.t, series.written, series.published, series.applied,
+        ...Object.values(series.lag), ...Object.values(series.slot)]) column.splice(0, n - KEEP);
+    }
+  }
+
+  function show(sample, readings) {
+    const r = sample.rates;
+    $('rate-written').textContent = r ? r.written.toFixed(1) : '–';
+    $('rate-published').textContent = r ? r.published.toFixed(1) : '–';
+    $('rate-applied').textContent = r ? r.applied.toFixed(1) : '–';
+    $('outbox-head').textContent = fmt(sample.outboxHead);
+    $('published').textContent = fmt(sample.published);
+    $('lag').textContent = fmt(sample.lag);
+    $('applied').textContent = fmt(sample.applied);
+    $('parked').textContent = fmt(sample.parked);
+    $('dead-lettered').textContent = fmt(sample.deadLettered);
+    $('duplicates').textContent = fmt(sample.duplicates);
+    $('slots').innerHTML = sample.slots.length === 0 ? 'no slot yet' : sample.slots.map(s =>
+      `<div>${s.name}: ${s.active ? 'active' : 'inactive'}, <span class="wal-status">${s.walStatus || '?'}</span>,
+       ${fmt(s.lagBytes)} B behind</div>`).join('');
+    const rows = sample.partitions.map(p => `<tr><td>${p.partition}</td><td>${fmt(p.logEndOffset)}</td>
+      <td>${fmt(p.storedOffset)}</td><td>${fmt(p.lag)}</td><td>${fmt(p.applied)}</td><td>${fmt(p.duplicates)}</td></tr>`);
+    document.querySelector('#partitions tbody').innerHTML = rows.join('');
+    $('errors').hidden = sample.errors.length === 0;
+    $('errors').textContent = sample.errors.join('; ');
+    $('status-line').textContent = 'last reading ' + time(Date.parse(sample.at)) + ' UTC';
+  }
+
+  async function poll() {
+    try {
+      const answer = await call('/pipeline' + (state.after ? '?after=' + encodeURIComponent(state.after) : ''));
+      if (answer.ok) {
+        const readings = answer.body;
+        if (state.commandApi === null) {
+          state.commandApi = readings.commandApiUrl.replace(/\/$/, '');
+          $('command-api-url').textContent = state.commandApi;
+          $('link-commands').href = state.commandApi + '/actuator/prometheus';
+          $('topic-name').textContent = readings.topic;
+          $('partitions-topic').textContent = readings.topic;
+          $('dlt-name').textContent = readings.deadLetterTopic;
+          $('group-id').textContent = readings.groupId;
+        }
+        for (const sample of readings.samples) {
+          record(sample);
+          state.after = sample.at;
+        }
+        const last = readings.samples[readings.samples.length - 1];
+        if (last) {
+          show(last, readings);
+          draw('throughput', 'throughput-chart', ['written', 'published', 'applied'],
+            [series.written, series.published, series.applied]);
+          const lagKeys = Object.keys(series.lag).sort((a, b) => a.substring(1) - b.substring(1));
+          draw('lag', 'lag-chart', lagKeys, lagKeys.map(k => series.lag[k]));
+          const slotKeys = Object.keys(series.slot).sort();
+          draw('slot', 'slot-chart', slotKeys, slotKeys.map(k => series.slot[k]));
+        }
+      } else {
+        $('status-line').textContent = 'GET /pipeline answered ' + answer.status;
+      }
+    } catch (e) {
+      $('status-line').textContent = 'the projector does not answer: ' + e.message;
+    }
+    setTimeout(poll, 1000);
+  }
+
+  // ---- try it ----
+  function answered(answer) {
+    $('command-status').textContent = String(answer.status);
+    $('problem-type').textContent = answer.ok ? '' : ((answer.body && answer.body.type) || '');
+    $('command-result').textContent = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 1);
+  }
+
+  async function command(path, body) {
+    state.journey = null; // the journey shown is the last answered command's
+    for (const stage of ['committed', 'published', 'applied']) mark(stage, null, '', true);
+    $('command-status').textContent = '…';
+    try {
+      const answer = await call(state.commandApi + path, { method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': uuid() }, body: JSON.stringify(body) });
+      answered(answer);
+      return answer;
+    } catch (e) {
+      $('command-status').textContent = 'not sent';
+      $('command-result').textContent = 'the command API at ' + state.commandApi + ' does not answer: ' + e.message;
+      return null;
+    }
+  }
+
+  $('open-form').addEventListener('submit', async event => {
+    event.preventDefault();
+    const answer = await command('/accounts', { owner: $('owner').value });
+    if (answer && answer.ok) {
+      $('account-id').value = answer.body.accountId;
+      follow(answer.body.accountId, answer.body.version);
+    }
+  });
+
+  $('move-form').addEventListener('submit', async event => {
+    event.preventDefault();
+    const kind = event.submitter ? event.submitter.dataset.kind : 'deposits';
+    const amount = Number($('amount').value);
+    const answer = await command('/accounts/' + encodeURIComponent($('account-id').value.trim()) + '/' + kind,
+      { amount: Number.isFinite(amount) ? amount : $('amount').value });
+    if (answer && answer.ok) follow(answer.body.accountId, answer.body.version);
+  });
+
+  function follow(accountId, version) {
+    const token = {};
+    state.journey = token;
+    for (const stage of ['committed', 'published', 'applied']) mark(stage, null, '', true);
+    $('projected-balance').textContent = '–';
+    const url = '/pipeline/events/' + accountId + '/' + version;
+    $('journey-link').href = url;
+    $('journey-link').textContent = 'GET ' + url;
+    const started = Date.now();
+    const step = async () => {
+      if (state.journey !== token) return;
+      const answer = await call(url).catch(() => null);
+      const j = answer && answer.ok ? answer.body : null;
+      if (j) {
+        mark('committed', j.committed && time(Date.parse(j.committed.occurredAt)),
+          j.committed && `${j.committed.type}, position ${j.committed.position}`);
+        mark('published', j.published && time(Date.parse(j.published.at)),
+          j.published ? `partition ${j.published.partition}, offset ${j.published.offset}, +${j.published.millisAfterCommit} ms`
+            : (j.error || (j.partition !== null ? `waiting; it goes to partition ${j.partition}` : '')));
+        mark('applied', j.applied && time(Date.parse(j.applied.at)),
+          j.applied && `version ${j.applied.version}` + (j.applied.lastApplied ? '' : ' (later events applied since)'));
+        if (j.applied) $('projected-balance').textContent = fmt(j.applied.balance) + ' at version ' + j.applied.version;
+      }
+      if (!(j && j.published && j.applied) && Date.now() - started < 60000) setTimeout(step, 250);
+    };
+    step();
+  }
+
+  function mark(stage, when, where, reset) {
+    const row = $('journey-' + stage);
+    if (reset) {
+      row.classList.remove('done');
+      row.querySelector('.when').textContent = '…';
+    } else if (when) {
+      row.classList.add('done');
+      row.querySelector('.when').textContent = when;
+    }
+    row.querySelector('.where').textContent = where || '';
+  }
+
+  // ---- operate ----
+  const operatorButtons = ['start-replay', 'start-rebuild', 'cancel-rebuild', 'check-invariants'];
+
+  $('login-form').addEventListener('submit', async event => {
+    event.preventDefault();
+    const password = $('operator-password').value;
+    const answer = await call('/pipeline/operator',
+      { headers: { Authorization: 'Basic ' + btoa('operator:' + password) } });
+    if (answer.ok) {
+      state.operator = password;
+      $('operator-state').textContent = 'logged in as operator';
+    } else {
+      state.operator = null;
+      $('operator-state').textContent = 'refused: ' + answer.status + ' ' + ((answer.body && answer.body.type) || '');
+    }
+    operatorButtons.forEach(id => { $(id).disabled = !state.operator; });
+    parked();
+  });
+
+  async function operate(method, path) {
+    const answer = await call(path, { method, headers: operatorHeaders() });
+    $('operate-result').textContent = method + ' ' + path + ' → ' + answer.status + '\n'
+      + (typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body, null, 1));
+    return answer;
+  }
+
+  const start = kind => async () => {
+    const answer = await operate('POST', '/projection/' + kind);
+    if (answer.ok || answer.status === 409) { state.runKind = kind; progress(); }
+  };
+  $('start-replay').addEventListener('click', start('replay'));
+  $('start-rebuild').addEventListener('click', start('rebuild'));
+  $('cancel-rebuild').addEventListener('click', async () => {
+    await operate('DELETE', '/projection/rebuild');
+    state.runKind = 'rebuild';
+    progress();
+  });
+  $('check-invariants').addEventListener('click', async () => {
+    $('invariants-verdict').textContent = 'checking…';
+    const answer = await operate('GET', '/projection/invariants');
+    const report = answer.body;
+    $('invariants-verdict').textContent = answer.ok
+      ? (report.ok ? 'ok: ' + fmt(report.accounts) + ' accounts, ' + fmt(report.eventsStored) + ' events stored, '
+          + fmt(report.eventsApplied) + ' applied' : report.violations.length + ' violation(s)')
+      : 'refused: ' + answer.status + ' ' + ((report && report.type) || '');
+  });
+
+  async function progress() {
+    if (!state.runKind) return;
+    const answer = await call('/projection/' + state.runKind);
+    if (answer.ok) {
+      const p = answer.body;
+      $('run-progress').value = p.percent;
+      $('run-state').textContent = `${p.kind} #${p.id} ${p.state}: ${p.percent.toFixed(1)} %, `
+        + `${fmt(Math.round(p.eventsPerSecond))} events/s, ` + (p.estimatedSecondsLeft === null ? 'time left unknown'
+          : p.estimatedSecondsLeft.toFixed(1) + ' s left') + (p.detail ? ' (' + p.detail + ')' : '');
+      $('run-state').dataset.state = p.state;
+      $('run-state').dataset.id = String(p.id);
+      if (p.state === 'running') setTimeout(progress, 500);
+    }
+  }
+
+  async function parked() {
+    const answer = await call('/projection/parked').catch(() => null);
+    if (answer && answer.ok) {
+      const tbody = document.querySelector('#parked-accounts tbody');
+      tbody.innerHTML = '';
+      for (const p of answer.body) {
+        const row = tbody.insertRow();
+        row.innerHTML = `<td>${p.accountId}</td><td>${p.expectedVersion}</td><td>${p.receivedVersion}</td><td></td><td></td>`;
+        row.cells[3].textContent = p.reason;
+        const release = document.createElement('button');
+        release.textContent = 'Release';
+        release.disabled = !state.operator;
+        release.title = 'POST /projection/parked/' + p.accountId + '/release';
+        release.addEventListener('click', async () => { await operate('POST', release.title.substring(5)); parked(); });
+        row.cells[4].appendChild(release);
+      }
+    }
+  }
+
+  (async () => { // the latest run of either kind, as the page opens
+    let latest = null;
+    for (const kind of ['rebuild', 'replay']) {
+      const answer = await call('/projection/' + kind).catch(() => null);
+      if (answer && answer.ok && (!latest || answer.body.id > latest.id)) latest = { id: answer.body.id, kind };
+    }
+    if (latest) { state.runKind = latest.kind; progress(); }
+  })();
+  setInterval(parked, 2000);
+  parked();
+  poll();
+})();
