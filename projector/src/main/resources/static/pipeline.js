@@ -7,7 +7,15 @@
   const state = { after: null, commandApi: null, operator: null, charts: {}, runKind: null, journey: null };
   const series = { t: [], written: [], published: [], applied: [], lag: {}, slot: {} };
 
-  const fmt = n => (n === null || n === undefined || n < 0) ? '?' : Number(n).toLocaleString('en');
+  // -1 or null: the projector could not read that figure this time (the reading's errors say why).
+  const known = n => n !== null && n !== undefined && n >= 0;
+  const fmt = n => known(n) ? Number(n).toLocaleString('en') : '?';
+  const perSecond = n => known(n) ? n.toFixed(1) : '?';
+  const orNull = n => known(n) ? n : null;
+  function cells(row, values) { // text only: nothing from the server is parsed as HTML
+    for (const value of values) row.insertCell().textContent = value;
+    return row;
+  }
   const seconds = at => (typeof at === 'number' ? at : Date.parse(at) / 1000);
   const time = at => at ? new Date(at).toISOString().substring(11, 23) : '–';
   const uuid = () => (crypto.randomUUID ? crypto.randomUUID()
@@ -47,22 +55,24 @@
       current = state.charts[key] = chart(id, labels);
     }
     current.plot.setData([series.t, ...columns]);
-    $(id).dataset.points = String(series.t.length);
+    // Points drawn: readings where at least one of the chart's series has a value.
+    $(id).dataset.points = String(series.t.filter((_, i) => columns.some(c => c[i] !== null)).length);
   }
 
   function record(sample) {
     series.t.push(seconds(sample.at));
     const r = sample.rates || { written: null, published: null, applied: null };
-    series.written.push(r.written); series.published.push(r.published); series.applied.push(r.applied);
+    series.written.push(orNull(r.written)); series.published.push(orNull(r.published));
+    series.applied.push(orNull(r.applied));
     const n = series.t.length;
     for (const p of sample.partitions) {
       const key = 'p' + p.partition;
       series.lag[key] = series.lag[key] || new Array(n - 1).fill(null);
-      series.lag[key].push(p.lag);
+      series.lag[key].push(orNull(p.lag));
     }
     for (const s of sample.slots) {
       series.slot[s.name] = series.slot[s.name] || new Array(n - 1).fill(null);
-      series.slot[s.name].push(s.lagBytes);
+      series.slot[s.name].push(orNull(s.lagBytes));
     }
     for (const column of [...Object.values(series.lag), ...Object.values(series.slot)]) {
       while (column.length < n) column.push(null);
@@ -75,9 +85,9 @@
 
   function show(sample, readings) {
     const r = sample.rates;
-    $('rate-written').textContent = r ? r.written.toFixed(1) : '–';
-    $('rate-published').textContent = r ? r.published.toFixed(1) : '–';
-    $('rate-applied').textContent = r ? r.applied.toFixed(1) : '–';
+    $('rate-written').textContent = r ? perSecond(r.written) : '–';
+    $('rate-published').textContent = r ? perSecond(r.published) : '–';
+    $('rate-applied').textContent = r ? perSecond(r.applied) : '–';
     $('outbox-head').textContent = fmt(sample.outboxHead);
     $('published').textContent = fmt(sample.published);
     $('lag').textContent = fmt(sample.lag);
@@ -85,12 +95,19 @@
     $('parked').textContent = fmt(sample.parked);
     $('dead-lettered').textContent = fmt(sample.deadLettered);
     $('duplicates').textContent = fmt(sample.duplicates);
-    $('slots').innerHTML = sample.slots.length === 0 ? 'no slot yet' : sample.slots.map(s =>
-      `<div>${s.name}: ${s.active ? 'active' : 'inactive'}, <span class="wal-status">${s.walStatus || '?'}</span>,
-       ${fmt(s.lagBytes)} B behind</div>`).join('');
-    const rows = sample.partitions.map(p => `<tr><td>${p.partition}</td><td>${fmt(p.logEndOffset)}</td>
-      <td>${fmt(p.storedOffset)}</td><td>${fmt(p.lag)}</td><td>${fmt(p.applied)}</td><td>${fmt(p.duplicates)}</td></tr>`);
-    document.querySelector('#partitions tbody').innerHTML = rows.join('');
+    $('slots').replaceChildren(...(sample.slots.length === 0 ? [document.createTextNode('no slot yet')]
+      : sample.slots.map(s => {
+        const line = document.createElement('div');
+        line.textContent = `${s.name}: ${s.active ? 'active' : 'inactive'}, ${s.walStatus || '?'}, `
+          + `${fmt(s.lagBytes)} B behind`;
+        return line;
+      })));
+    const tbody = document.querySelector('#partitions tbody');
+    tbody.replaceChildren();
+    for (const p of sample.partitions) {
+      cells(tbody.insertRow(), [p.partition, fmt(p.logEndOffset), fmt(p.storedOffset), fmt(p.lag), fmt(p.applied),
+        fmt(p.duplicates)]);
+    }
     $('errors').hidden = sample.errors.length === 0;
     $('errors').textContent = sample.errors.join('; ');
     $('status-line').textContent = 'last reading ' + time(Date.parse(sample.at)) + ' UTC';
@@ -191,7 +208,8 @@
         mark('committed', j.committed && time(Date.parse(j.committed.occurredAt)),
           j.committed && `${j.committed.type}, position ${j.committed.position}`);
         mark('published', j.published && time(Date.parse(j.published.at)),
-          j.published ? `partition ${j.published.partition}, offset ${j.published.offset}, +${j.published.millisAfterCommit} ms`
+          j.published ? `partition ${j.published.partition}, offset ${j.published.offset}, `
+            + `${j.published.millisAfterCommit >= 0 ? '+' : ''}${j.published.millisAfterCommit} ms`
             : (j.error || (j.partition !== null ? `waiting; it goes to partition ${j.partition}` : '')));
         mark('applied', j.applied && time(Date.parse(j.applied.at)),
           j.applied && `version ${j.applied.version}` + (j.applied.lastApplied ? '' : ' (later events applied since)'));
@@ -244,6 +262,7 @@
     const answer = await operate('POST', '/projection/' + kind);
     if (answer.ok || answer.status === 409) { state.runKind = kind; progress(); }
   };
+  let following = 0; // one progress loop at a time: a newer one ends the older
   $('start-replay').addEventListener('click', start('replay'));
   $('start-rebuild').addEventListener('click', start('rebuild'));
   $('cancel-rebuild').addEventListener('click', async () => {
@@ -263,7 +282,10 @@
 
   async function progress() {
     if (!state.runKind) return;
-    const answer = await call('/projection/' + state.runKind);
+    const loop = ++following;
+    const answer = await call('/projection/' + state.runKind).catch(() => null);
+    if (loop !== following) return;
+    if (!answer) { setTimeout(() => { if (loop === following) progress(); }, 1000); return; }
     if (answer.ok) {
       const p = answer.body;
       $('run-progress').value = p.percent;
@@ -272,7 +294,7 @@
           : p.estimatedSecondsLeft.toFixed(1) + ' s left') + (p.detail ? ' (' + p.detail + ')' : '');
       $('run-state').dataset.state = p.state;
       $('run-state').dataset.id = String(p.id);
-      if (p.state === 'running') setTimeout(progress, 500);
+      if (p.state === 'running') setTimeout(() => { if (loop === following) progress(); }, 500);
     }
   }
 
@@ -280,17 +302,16 @@
     const answer = await call('/projection/parked').catch(() => null);
     if (answer && answer.ok) {
       const tbody = document.querySelector('#parked-accounts tbody');
-      tbody.innerHTML = '';
+      tbody.replaceChildren();
       for (const p of answer.body) {
-        const row = tbody.insertRow();
-        row.innerHTML = `<td>${p.accountId}</td><td>${p.expectedVersion}</td><td>${p.receivedVersion}</td><td></td><td></td>`;
-        row.cells[3].textContent = p.reason;
+        const row = cells(tbody.insertRow(), [p.accountId, p.expectedVersion, p.receivedVersion, p.reason]);
+        const path = '/projection/parked/' + encodeURIComponent(p.accountId) + '/release';
         const release = document.createElement('button');
         release.textContent = 'Release';
         release.disabled = !state.operator;
-        release.title = 'POST /projection/parked/' + p.accountId + '/release';
-        release.addEventListener('click', async () => { await operate('POST', release.title.substring(5)); parked(); });
-        row.cells[4].appendChild(release);
+        release.title = 'POST ' + path;
+        release.addEventListener('click', async () => { await operate('POST', path); parked(); });
+        row.insertCell().appendChild(release);
       }
     }
   }

@@ -22,6 +22,7 @@ public enum ProblemType {
     SAME_ACCOUNT_TRANSFER(HttpStatus.BAD_REQUEST, "same-account-transfer", "A transfer needs two different accounts"),
     INVALID_MIN_VERSION(HttpStatus.BAD_REQUEST, "invalid-min-version", "minVersion must be a positive integer"),
     INVALID_VERSION(HttpStatus.BAD_REQUEST, "invalid-version", "The version in the path must be a positive integer"),
+    INVALID_AFTER(HttpStatus.BAD_REQUEST, "invalid-after", "after must be the instant of a reading (ISO-8601)"),
     ACCOUNT_NOT_FOUND(HttpStatus.NOT_FOUND, "account-not-found", "No such account"),
     TRANSFER_NOT_FOUND(HttpStatus.NOT_FOUND, "transfer-not-found", "No such transfer"),
     EVENT_NOT_FOUND(HttpStatus.NOT_FOUND, "event-not-found", "No such event in the ledger"),

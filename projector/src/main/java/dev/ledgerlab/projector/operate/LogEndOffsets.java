@@ -10,9 +10,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
@@ -35,18 +33,14 @@ public class LogEndOffsets implements DisposableBean {
         return of(properties.topic());
     }
 
-    /** The log end offset of every partition of a topic; none when the topic does not exist (yet). */
+    /**
+     * The log end offset of every partition of a topic. A topic that does not exist fails (an
+     * {@link ExecutionException} caused by {@code UnknownTopicOrPartitionException}): a replay must never take a
+     * missing topic for an empty log.
+     */
     public Map<Integer, Long> of(String topic) throws ExecutionException, InterruptedException, TimeoutException {
-        TopicDescription description;
-        try {
-            description = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return Map.of();
-            }
-            throw e;
-        }
+        var description = admin.describeTopics(List.of(topic)).allTopicNames()
+                .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic);
         var request = description.partitions().stream()
                 .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()),
                         p -> OffsetSpec.latest()));

@@ -5,6 +5,9 @@ import dev.ledgerlab.projector.operate.LogEndOffsets;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +37,8 @@ public class Journeys {
     /** A search reads at most this many records, for at most this long; the record is then reported not found. */
     private static final int SEARCH_RECORDS = 100_000;
     private static final Duration SEARCH_TIME = Duration.ofSeconds(3);
+    /** Events found are remembered (a record never moves), so that a page asking again does not search again. */
+    private static final int REMEMBERED = 1_000;
 
     /** @param position its place in the outbox's append order; {@code occurredAt} is when the command was decided */
     public record Committed(UUID eventId, String type, long position, Instant occurredAt) {
@@ -42,6 +47,8 @@ public class Journeys {
     /**
      * @param partition {@code murmur2(account id) % partitions}, the partition every event of the account goes to
      * @param at the record's timestamp: when the relay's producer sent it
+     * @param millisAfterCommit from the command's {@code occurredAt} (the command API's clock) to {@code at} (the
+     *     relay's): across two hosts, clock skew is in it
      */
     public record Published(int partition, long offset, Instant at, long millisAfterCommit) {
     }
@@ -56,7 +63,7 @@ public class Journeys {
     /**
      * Stages not reached yet are null.
      *
-     * @param error why Kafka could not be searched, if it could not
+     * @param error why Kafka could not be searched, or why the search gave up, if it did
      */
     public record Journey(UUID accountId, long version, Committed committed, Integer partition, Published published,
             Applied applied, String error) {
@@ -66,6 +73,13 @@ public class Journeys {
     private final LogEndOffsets logEnd;
     private final ProjectorProperties projector;
     private final KafkaProperties kafka;
+    private final Map<UUID, Published> found = Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<UUID, Published> eldest) {
+                    return size() > REMEMBERED;
+                }
+            });
 
     public Journeys(JdbcClient jdbc, LogEndOffsets logEnd, ProjectorProperties projector, KafkaProperties kafka) {
         this.jdbc = jdbc;
@@ -90,6 +104,11 @@ public class Journeys {
                 .query((rs, row) -> new Applied(rs.getLong(1), rs.getLong(2), rs.getTimestamp(3).toInstant(),
                         rs.getLong(1) == version))
                 .optional().filter(row -> row.version() >= version).orElse(null);
+        var known = found.get(committed.get().eventId());
+        if (known != null) {
+            return Optional.of(new Journey(accountId, version, committed.get(), known.partition(), known, applied,
+                    null));
+        }
         Map<Integer, Long> ends;
         try {
             ends = logEnd.current();
@@ -100,18 +119,27 @@ public class Journeys {
             Thread.currentThread().interrupt();
             return Optional.of(new Journey(accountId, version, committed.get(), null, null, applied, "interrupted"));
         }
-        if (ends.isEmpty()) {
-            return Optional.of(new Journey(accountId, version, committed.get(), null, null, applied,
-                    "Kafka: no topic " + projector.topic()));
-        }
         // The relay's producer partitions by key exactly so (Kafka's default partitioner for keyed records).
         int partition = Utils.toPositive(Utils.murmur2(accountId.toString().getBytes(StandardCharsets.UTF_8)))
                 % ends.size();
-        var published = find(committed.get(), partition, ends.getOrDefault(partition, 0L));
-        return Optional.of(new Journey(accountId, version, committed.get(), partition, published, applied, null));
+        Search search;
+        try {
+            search = find(committed.get(), partition, ends.getOrDefault(partition, 0L));
+        } catch (KafkaException e) {
+            search = new Search(null, "Kafka: " + e.getMessage());
+        }
+        if (search.published() != null) {
+            found.put(committed.get().eventId(), search.published());
+        }
+        return Optional.of(new Journey(accountId, version, committed.get(), partition, search.published(), applied,
+                search.gaveUp()));
     }
 
-    private Published find(Committed event, int partition, long end) {
+    /** What a search found, or why it stopped before the log end (null: it reached the end, not published yet). */
+    private record Search(Published published, String gaveUp) {
+    }
+
+    private Search find(Committed event, int partition, long end) {
         var settings = kafka.buildConsumerProperties();
         settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
         settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -122,25 +150,29 @@ public class Journeys {
         try (var consumer = new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.assign(List.of(topicPartition));
             var from = consumer.offsetsForTimes(Map.of(topicPartition,
-                    event.occurredAt().minus(CLOCK_SLACK).toEpochMilli())).get(topicPartition);
+                    event.occurredAt().minus(CLOCK_SLACK).toEpochMilli()), SEARCH_TIME).get(topicPartition);
             if (from == null) {
-                return null; // nothing in the partition is that recent: not published yet
+                return new Search(null, null); // nothing in the partition is that recent: not published yet
             }
             consumer.seek(topicPartition, from.offset());
             long deadline = System.nanoTime() + SEARCH_TIME.toNanos();
             int read = 0;
-            while (consumer.position(topicPartition) < end && read < SEARCH_RECORDS && System.nanoTime() < deadline) {
+            while (consumer.position(topicPartition, SEARCH_TIME) < end) {
+                if (read >= SEARCH_RECORDS || System.nanoTime() > deadline) {
+                    return new Search(null, "not found in the " + read + " records of partition " + partition
+                            + " read from offset " + from.offset() + " (the search stops there)");
+                }
                 for (var record : consumer.poll(Duration.ofMillis(200))) {
                     read++;
                     var header = record.headers().lastHeader("eventId");
-                    if (header != null && java.util.Arrays.equals(header.value(), eventId)) {
+                    if (header != null && Arrays.equals(header.value(), eventId)) {
                         var at = Instant.ofEpochMilli(record.timestamp());
-                        return new Published(partition, record.offset(), at,
-                                Duration.between(event.occurredAt(), at).toMillis());
+                        return new Search(new Published(partition, record.offset(), at,
+                                Duration.between(event.occurredAt(), at).toMillis()), null);
                     }
                 }
             }
-            return null;
+            return new Search(null, null);
         }
     }
 }

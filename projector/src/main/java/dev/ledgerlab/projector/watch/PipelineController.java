@@ -44,13 +44,15 @@ public class PipelineController {
 
     /** The readings kept for the charts, or only those after {@code after} (an instant a reading gave). */
     @GetMapping(path = "/pipeline", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Refusals(ProblemType.INVALID_AFTER)
     public Readings readings(@RequestParam(name = "after", required = false) String after) {
         Instant since = null;
         if (after != null) {
             try {
                 since = Instant.parse(after);
             } catch (DateTimeParseException e) {
-                since = null; // an unreadable mark only costs the client the whole history again
+                throw new ApiProblem(ProblemType.INVALID_AFTER, "after must be an instant such as a reading's at, got "
+                        + after);
             }
         }
         return new Readings(page.commandApiUrl(), projector.topic(), projector.deadLetterTopic(), projector.groupId(),

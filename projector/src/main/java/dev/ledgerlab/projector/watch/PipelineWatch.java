@@ -8,16 +8,19 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
- * Readings of the whole pipeline for the page, from the two places every stage leaves its trace: PostgreSQL (the
- * outbox head, the replication slots, the stored offsets) and Kafka (the log end of each partition, the dead-letter
- * topic). No other service is asked, so the page shows the same whether the services share a JVM or run apart.
- * A reading is taken only when the page asks and the last one is older than the sample interval; the readings of the
- * last few minutes are kept for the charts, in this process only.
+ * Readings of the whole pipeline for the page, from PostgreSQL (outbox head, slots, stored offsets) and Kafka (log
+ * ends, dead letters) only: the same whether the services share a JVM or run apart. Taken only when asked, at most
+ * one per sample interval; the last few minutes kept for the charts.
  */
 @Component
 public class PipelineWatch {
@@ -30,15 +33,15 @@ public class PipelineWatch {
     public record Slot(String name, boolean active, String walStatus, Long lagBytes) {
     }
 
-    /** Per second since the previous reading; null for the first. */
-    public record Rates(double written, double published, double applied) {
+    /** Per second since the previous reading; a rate is null when either reading lacks its figure. */
+    public record Rates(Double written, Double published, Double applied) {
     }
 
     /**
-     * @param outboxHead the highest {@code ledger.events.position}: events committed
+     * @param outboxHead the highest {@code ledger.events.position} (an identity: a rolled-back insert leaves a gap)
      * @param published records in the topic (the sum of its log end offsets), re-published duplicates included
      * @param deadLettered records in the dead-letter topic
-     * @param errors what could not be read this time (the rest still is)
+     * @param errors what could not be read this time; a figure that could not be read is -1, the rest still shown
      */
     public record Sample(Instant at, long outboxHead, List<Slot> slots, long published,
             List<ProjectionStatus.Partition> partitions, long lag, long applied, long duplicates, long parked,
@@ -51,6 +54,8 @@ public class PipelineWatch {
     private final ProjectorProperties projector;
     private final PageProperties page;
     private final ArrayDeque<Sample> history = new ArrayDeque<>();
+    /** Held while a reading is taken, which may wait seconds for an unreachable server: others do not queue. */
+    private final ReentrantLock reading = new ReentrantLock();
 
     public PipelineWatch(JdbcClient jdbc, ProjectionStatus status, LogEndOffsets logEnd,
             ProjectorProperties projector, PageProperties page) {
@@ -61,17 +66,37 @@ public class PipelineWatch {
         this.page = page;
     }
 
-    /** The readings taken after {@code after} (all that are kept when null), a new one first if the last is old. */
-    public synchronized List<Sample> since(Instant after) {
-        var now = Instant.now();
-        var last = history.peekLast();
-        if (last == null || Duration.between(last.at(), now).compareTo(page.sampleInterval()) >= 0) {
-            history.addLast(read(now, last));
-            while (Duration.between(history.peekFirst().at(), now).compareTo(page.history()) > 0) {
-                history.removeFirst();
+    /**
+     * The readings taken after {@code after} (all that are kept when null), a new one first if the last is old; while
+     * another request takes one, those kept so far.
+     */
+    public List<Sample> since(Instant after) {
+        if (reading.tryLock()) {
+            try {
+                var now = Instant.now();
+                var last = last();
+                if (last == null || Duration.between(last.at(), now).compareTo(page.sampleInterval()) >= 0) {
+                    var sample = read(now, last);
+                    synchronized (history) {
+                        history.addLast(sample);
+                        while (Duration.between(history.peekFirst().at(), now).compareTo(page.history()) > 0) {
+                            history.removeFirst();
+                        }
+                    }
+                }
+            } finally {
+                reading.unlock();
             }
         }
-        return history.stream().filter(sample -> after == null || sample.at().isAfter(after)).toList();
+        synchronized (history) {
+            return history.stream().filter(sample -> after == null || sample.at().isAfter(after)).toList();
+        }
+    }
+
+    private Sample last() {
+        synchronized (history) {
+            return history.peekLast();
+        }
     }
 
     private Sample read(Instant now, Sample previous) {
@@ -102,15 +127,26 @@ public class PipelineWatch {
         long deadLettered = -1;
         try {
             deadLettered = logEnd.of(projector.deadLetterTopic()).values().stream().mapToLong(Long::longValue).sum();
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                deadLettered = 0; // the projector creates it with its first dead letter
+            } else {
+                errors.add("Kafka: dead-letter topic: " + e.getMessage());
             }
+        } catch (TimeoutException | KafkaException e) {
             errors.add("Kafka: dead-letter topic: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            errors.add("interrupted");
         }
-        var partitions = projection == null ? List.<ProjectionStatus.Partition>of() : projection.partitions();
-        long published = projection == null || projection.error() != null ? -1
-                : partitions.stream().mapToLong(ProjectionStatus.Partition::logEndOffset).sum();
+        boolean kafkaRead = projection != null && projection.error() == null;
+        var partitions = projection == null ? List.<ProjectionStatus.Partition>of() : kafkaRead
+                ? projection.partitions()
+                // Without the log ends, ProjectionStatus takes the stored offsets for them: no lag is known.
+                : projection.partitions().stream().map(p -> new ProjectionStatus.Partition(p.partition(),
+                        p.storedOffset(), -1, -1, p.applied(), p.duplicates())).toList();
+        long published = kafkaRead ? partitions.stream().mapToLong(ProjectionStatus.Partition::logEndOffset).sum() : -1;
+        long lag = kafkaRead ? projection.lag() : -1;
         long applied = projection == null ? -1 : projection.applied();
         Rates rates = null;
         if (previous != null) {
@@ -118,13 +154,16 @@ public class PipelineWatch {
             rates = new Rates(rate(previous.outboxHead(), head, seconds), rate(previous.published(), published, seconds),
                     rate(previous.applied(), applied, seconds));
         }
-        return new Sample(now, head, slots, published, partitions, projection == null ? -1 : projection.lag(),
-                applied, projection == null ? -1 : projection.duplicates(),
-                projection == null ? -1 : projection.parkedKeys(), deadLettered, rates, errors);
+        return new Sample(now, head, slots, published, partitions, lag, applied,
+                projection == null ? -1 : projection.duplicates(), projection == null ? -1 : projection.parkedKeys(),
+                deadLettered, rates, errors);
     }
 
-    /** A counter's rate; 0 across a reading that failed (-1) or a reset (a replay clears the stored offsets). */
-    private static double rate(long before, long after, double seconds) {
-        return before < 0 || after < before ? 0 : (after - before) / seconds;
+    /** A counter's rate: unknown across a reading that lacks it (-1); 0 across a reset (a replay clears offsets). */
+    private static Double rate(long before, long after, double seconds) {
+        if (before < 0 || after < 0) {
+            return null;
+        }
+        return after < before ? 0 : (after - before) / seconds;
     }
 }
