@@ -2,9 +2,8 @@ package dev.ledgerlab.lab;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.ledgerlab.testkit.PipelineNames;
 import dev.ledgerlab.testkit.TestInfrastructure;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,20 +11,19 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * A pipeline of a test class's own in this JVM's PostgreSQL and Kafka: database, slot, publication, topics and
- * consumer groups all named after it, so that its lab shares no state with another test's. Its slot is dropped at the
- * end: an abandoned slot holds WAL for as long as the server lives, and a test that makes the server's WAL go (the
- * lost slot) would leave it lost for whoever used it next.
+ * A pipeline of a test class's own ({@link PipelineNames}) in this JVM's PostgreSQL and Kafka, run as the lab's
+ * services. Its slot is dropped at the end: an abandoned slot holds WAL for as long as the server lives, and a test
+ * that makes the server's WAL go (the lost slot) would leave it lost for whoever used it next.
  */
 final class OwnPipeline {
 
-    private final String name;
+    private final PipelineNames names;
     private final LabServices.Infrastructure infrastructure;
     private final List<String> arguments;
     private final JdbcClient admin;
 
-    private OwnPipeline(String name, LabServices.Infrastructure infrastructure, List<String> arguments) {
-        this.name = name;
+    private OwnPipeline(PipelineNames names, LabServices.Infrastructure infrastructure, List<String> arguments) {
+        this.names = names;
         this.infrastructure = infrastructure;
         this.arguments = arguments;
         this.admin = JdbcClient.create(new DriverManagerDataSource(infrastructure.jdbcUrl(),
@@ -33,33 +31,22 @@ final class OwnPipeline {
     }
 
     /** Creates the database {@code name}; the services create the rest as they start. */
-    static OwnPipeline create(String name, String... more) throws SQLException {
-        var infra = TestInfrastructure.get();
-        try (var server = DriverManager.getConnection(infra.jdbcUrl(), infra.username(), infra.password());
-                var statement = server.createStatement()) {
-            statement.execute("CREATE DATABASE " + name);
-        }
-        var infrastructure = new LabServices.Infrastructure(
-                infra.jdbcUrl().replaceFirst("/[^/?]+(\\?|$)", "/" + name + "$1"), infra.username(),
-                infra.password(), infra.bootstrapServers());
-        var topic = topic(name);
-        var arguments = new ArrayList<>(List.of("--relay.slot-name=" + name, "--relay.publication-name=" + name,
-                "--relay.topic=" + topic, "--projector.topic=" + topic, "--projector.dead-letter-topic=" + topic + ".dlt",
-                "--projector.group-id=" + name, "--projector.replay.rebuild-group-id=" + name + "-rebuild"));
+    static OwnPipeline create(String name, String... more) {
+        var names = new PipelineNames(name);
+        var database = names.createDatabase(TestInfrastructure.get());
+        var infrastructure = new LabServices.Infrastructure(database.jdbcUrl(), database.username(),
+                database.password(), database.bootstrapServers());
+        var arguments = new ArrayList<>(names.arguments());
         arguments.addAll(List.of(more));
-        return new OwnPipeline(name, infrastructure, List.copyOf(arguments));
-    }
-
-    static String topic(String name) {
-        return name + ".events";
+        return new OwnPipeline(names, infrastructure, List.copyOf(arguments));
     }
 
     String name() {
-        return name;
+        return names.name();
     }
 
     String topic() {
-        return topic(name);
+        return names.topic();
     }
 
     LabServices.Infrastructure infrastructure() {
@@ -83,9 +70,9 @@ final class OwnPipeline {
     /** Once its relays are stopped: waits for the slot to be released, then drops it. */
     void dropSlot() {
         await().atMost(Duration.ofSeconds(30)).until(() -> admin.sql(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active").param(name)
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = ? AND active").param(name())
                 .query(Long.class).single() == 0);
         admin.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?")
-                .param(name).query().listOfRows();
+                .param(name()).query().listOfRows();
     }
 }

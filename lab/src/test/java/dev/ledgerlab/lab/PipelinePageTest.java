@@ -9,7 +9,6 @@ import dev.ledgerlab.testkit.TopicReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -43,7 +42,7 @@ class PipelinePageTest {
     private static ChromeDriver browser;
 
     @BeforeAll
-    static void start() throws IOException, SQLException {
+    static void start() throws IOException {
         boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
         var missing = "no Chromium at " + CHROMIUM + " with its driver at " + CHROMEDRIVER
                 + ": apt-get install chromium chromium-driver (.ci/run does when it runs as root)";

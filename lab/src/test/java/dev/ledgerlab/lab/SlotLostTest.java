@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.relay.OutboxRelayApplication;
+import dev.ledgerlab.testkit.PipelineNames;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TopicReader;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,7 +38,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class SlotLostTest {
 
     private static final String NAME = "slot_lost";
-    private static final String TOPIC = OwnPipeline.topic(NAME);
+    private static final String TOPIC = new PipelineNames(NAME).topic();
 
     private static OwnPipeline pipeline;
     private static LabServices.Infrastructure infrastructure;
@@ -49,7 +49,7 @@ class SlotLostTest {
     private static JdbcClient admin;
 
     @BeforeAll
-    static void startAPipelineOfItsOwn() throws SQLException {
+    static void startAPipelineOfItsOwn() {
         pipeline = OwnPipeline.create(NAME, TestHttp.OPERATOR_PASSWORD_ARGUMENT,
                 "--management.tracing.export.enabled=false");
         infrastructure = pipeline.infrastructure();

@@ -7,6 +7,7 @@ import dev.ledgerlab.commandapi.CommandApiApplication;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.testkit.Infrastructure;
+import dev.ledgerlab.testkit.PipelineNames;
 import dev.ledgerlab.testkit.TestHttp;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -18,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
 import tools.jackson.databind.JsonNode;
 
@@ -30,22 +30,21 @@ import tools.jackson.databind.JsonNode;
  */
 public final class Pipeline implements AutoCloseable {
 
-    private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,40}");
-
     private final Infrastructure server;
     private final Infrastructure infrastructure;
     private final String name;
+    private final PipelineNames names;
     private final List<String> extraArgs;
     /** Appended to by {@link #together}'s threads at once. */
     private final List<ServiceProcess> started = new CopyOnWriteArrayList<>();
 
-    private Pipeline(Infrastructure server, String name, List<String> extraArgs) {
+    private Pipeline(Infrastructure server, PipelineNames names, Infrastructure infrastructure,
+            List<String> extraArgs) {
         this.server = server;
-        this.name = name;
+        this.name = names.name();
+        this.names = names;
         this.extraArgs = extraArgs;
-        this.infrastructure = new Infrastructure(
-                server.jdbcUrl().replaceFirst("/[^/?]+(\\?|$)", "/" + name + "$1"), server.username(),
-                server.password(), server.bootstrapServers());
+        this.infrastructure = infrastructure;
     }
 
     /**
@@ -53,17 +52,8 @@ public final class Pipeline implements AutoCloseable {
      * database; its services create the rest as they start.
      */
     public static Pipeline isolated(Infrastructure server, String name, String... extraArgs) {
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("a pipeline name is lower case, digits and underscores: " + name);
-        }
-        var pipeline = new Pipeline(server, name, List.of(extraArgs));
-        try (var connection = DriverManager.getConnection(server.jdbcUrl(), server.username(), server.password());
-                var statement = connection.createStatement()) {
-            statement.execute("CREATE DATABASE " + name);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot create database " + name, e);
-        }
-        return pipeline;
+        var names = new PipelineNames(name);
+        return new Pipeline(server, names, names.createDatabase(server), List.of(extraArgs));
     }
 
     public Infrastructure infrastructure() {
@@ -75,16 +65,16 @@ public final class Pipeline implements AutoCloseable {
     }
 
     public String topic() {
-        return name + ".events";
+        return names.topic();
     }
 
     public String deadLetterTopic() {
-        return name + ".events.dlt";
+        return names.deadLetterTopic();
     }
 
     /** The live consumer group of its projectors. */
     public String group() {
-        return name;
+        return names.group();
     }
 
     private List<String> args(String... more) {
@@ -93,14 +83,8 @@ public final class Pipeline implements AutoCloseable {
                 // The admin user migrates; each service connects as its own role, as in the lab.
                 "--spring.flyway.user=" + infrastructure.username(),
                 "--spring.flyway.password=" + infrastructure.password(),
-                "--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers(),
-                "--relay.topic=" + topic(),
-                "--relay.slot-name=" + name,
-                "--relay.publication-name=" + name,
-                "--projector.topic=" + topic(),
-                "--projector.dead-letter-topic=" + deadLetterTopic(),
-                "--projector.group-id=" + group(),
-                "--projector.replay.rebuild-group-id=" + group() + "-rebuild"));
+                "--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers()));
+        args.addAll(names.arguments());
         args.addAll(extraArgs);
         args.addAll(List.of(more));
         return args;
