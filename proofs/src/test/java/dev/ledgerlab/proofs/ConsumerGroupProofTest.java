@@ -83,7 +83,11 @@ class ConsumerGroupProofTest {
             pipeline.relay();
             var projectors = pipeline.together(pipeline::projector, pipeline::projector, pipeline::projector,
                     pipeline::projector, pipeline::projector);
+            // Members joining one after another make the group rebalance several times, and between two of those
+            // rebalances the members may already hold one partition each (seen: a fourth member then received a
+            // record). Only once Kafka calls the group Stable with all five in it is the assignment final.
             await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+                assertThat(GroupOffsets.stableAssignmentSizes(pipeline)).containsExactlyInAnyOrder(1, 1, 1, 0, 0);
                 var sizes = new ArrayList<Integer>();
                 for (var p : projectors) {
                     sizes.add(assigned(p).size());

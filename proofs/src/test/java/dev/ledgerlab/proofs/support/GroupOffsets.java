@@ -1,10 +1,12 @@
 package dev.ledgerlab.proofs.support;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.GroupState;
 
 /** Where a consumer group stands in Kafka's own bookkeeping, and in projection.offsets, per partition. */
 public final class GroupOffsets {
@@ -29,6 +31,23 @@ public final class GroupOffsets {
                         }
                     });
             return offsets;
+        }
+    }
+
+    /**
+     * How many partitions of the topic each member of the live group holds, as Kafka's coordinator says, once the
+     * group is Stable (every member joined and synced); empty while it is rebalancing.
+     */
+    public static List<Integer> stableAssignmentSizes(Pipeline pipeline) throws Exception {
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                pipeline.infrastructure().bootstrapServers()))) {
+            var group = admin.describeConsumerGroups(List.of(pipeline.group())).all().get(30, TimeUnit.SECONDS)
+                    .get(pipeline.group());
+            if (group.groupState() != GroupState.STABLE) {
+                return List.of();
+            }
+            return group.members().stream().map(member -> (int) member.assignment().topicPartitions().stream()
+                    .filter(partition -> partition.topic().equals(pipeline.topic())).count()).toList();
         }
     }
 
