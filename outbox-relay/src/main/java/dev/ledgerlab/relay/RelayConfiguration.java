@@ -53,7 +53,7 @@ class RelayConfiguration {
         return new OutboxEngine(ConnectorSettings.of(relay, source),
                 () -> OutboxProducer.create(bootstrapServers, clientId, relay.linger(), relay.deliveryTimeout()),
                 relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax(),
-                new RelayFaults(haltAfterAcknowledgedBatch), meters, source);
+                new RelayFaults(haltAfterAcknowledgedBatch), meters, source, relay.deliveryTimeout());
     }
 
     @Bean

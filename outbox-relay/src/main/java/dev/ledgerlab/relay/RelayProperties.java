@@ -20,9 +20,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param offsetsTable the table of Debezium's JDBC offset store (one per relay deployment)
  * @param restartBackoff the first wait before restarting a failed engine; it doubles up to {@code restartBackoffMax}
  * @param restartBackoffMax the longest wait between engine restarts
- * @param linger how long the producer waits to fill a batch
- * @param deliveryTimeout how long Kafka may take to acknowledge a record, retries included, before its batch counts
- *     as failed and the engine restarts
+ * @param linger how long the producer waits to fill a batch; 0 sends at once, and records a Debezium batch hands over
+ *     together still travel together while an earlier request is in flight
+ * @param deliveryTimeout how long Kafka may take to acknowledge a batch, retries included, before it counts as failed
+ *     and the engine restarts
  */
 @ConfigurationProperties("relay")
 public record RelayProperties(
@@ -37,7 +38,7 @@ public record RelayProperties(
         @DefaultValue("ledger.relay_offsets") String offsetsTable,
         @DefaultValue("1s") Duration restartBackoff,
         @DefaultValue("30s") Duration restartBackoffMax,
-        @DefaultValue("5ms") Duration linger,
+        @DefaultValue("0ms") Duration linger,
         @DefaultValue("2m") Duration deliveryTimeout) {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");

@@ -38,6 +38,7 @@ public final class OutboxEngine {
     private final MeterRegistry meters;
     private final Timer publishLatency;
     private final PostgresSource source;
+    private final Duration acknowledgementTimeout;
 
     private final Object lifecycle = new Object();
     private Thread supervisor;
@@ -46,8 +47,9 @@ public final class OutboxEngine {
 
     public OutboxEngine(Properties connectorProperties, Supplier<Producer<String, String>> producers, String topic,
             RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults, MeterRegistry meters,
-            PostgresSource source) {
+            PostgresSource source, Duration acknowledgementTimeout) {
         this.source = source;
+        this.acknowledgementTimeout = acknowledgementTimeout;
         this.faults = faults;
         this.meters = meters;
         this.publishLatency = Timer.builder("ledger.relay.publish.latency")
@@ -161,7 +163,7 @@ public final class OutboxEngine {
                             log.error("The Debezium engine failed: {}", message, error);
                         }
                     })
-                    .notifying(new OutboxPublisher(producer, records, status, faults, publishLatency))
+                    .notifying(new OutboxPublisher(producer, records, status, faults, publishLatency, acknowledgementTimeout))
                     .build();
             current = engine;
             // stop() may have looked at current just before it was set; it has signalled, so do not run.

@@ -4,19 +4,21 @@ import dev.ledgerlab.relay.status.RelayStatus;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * The at-least-once step. Every record of a batch is sent, then every send is awaited, and only then is any record
- * marked processed. A failed or interrupted send leaves the whole batch unmarked: the engine stops, its stored offset
+ * marked processed. A failed, interrupted or unacknowledged send leaves the whole batch unmarked: the engine stops, its stored offset
  * still points before the batch, and the next engine run publishes it again. Duplicates are possible, loss is not.
  */
 final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
@@ -26,10 +28,12 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
     private final RelayStatus status;
     private final RelayFaults faults;
     private final Timer publishLatency;
+    private final Duration acknowledgementTimeout;
 
     OutboxPublisher(Producer<String, String> producer, OutboxRecords records, RelayStatus status, RelayFaults faults,
-            Timer publishLatency) {
+            Timer publishLatency, Duration acknowledgementTimeout) {
         this.producer = producer;
+        this.acknowledgementTimeout = acknowledgementTimeout;
         this.publishLatency = publishLatency;
         this.records = records;
         this.status = status;
@@ -42,19 +46,26 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
         var sends = new ArrayList<Future<RecordMetadata>>(batch.size());
         var committedAt = new ArrayList<Long>(batch.size());
         for (var change : batch) {
-            records.toKafka(change.record()).ifPresent(record -> {
-                sends.add(producer.send(record));
-                committedAt.add(commitMicros(change.record()));
-            });
-        }
-        // Sending without waiting lets the producer batch and compress; the wait below is what makes it safe.
-        producer.flush();
-        for (var send : sends) {
-            try {
-                send.get();
-            } catch (ExecutionException e) {
-                throw new PublishFailedException(sends.size(), e.getCause());
+            var record = records.toKafka(change.record());
+            if (record.isEmpty()) {
+                continue;
             }
+            var send = producer.send(record.get());
+            // A send that failed before it left (no metadata for the topic within max.block.ms: no broker answers)
+            // fails the batch now, instead of each further send of it blocking as long again.
+            if (send.isDone()) {
+                acknowledged(send, System.nanoTime(), batch.size());
+            }
+            sends.add(send);
+            committedAt.add(commitMicros(change.record()));
+        }
+        // Sending without waiting lets the producer batch and compress; the wait below is what makes it safe. It has a
+        // deadline of its own: the producer's delivery timeout does not cover every wait (an idempotent producer that
+        // cannot get its producer id, the controller quorum being lost, never fails its sends at all: seen blocking
+        // for 15 minutes), and the relay must fail and start again rather than hang without saying so.
+        long deadline = System.nanoTime() + acknowledgementTimeout.toNanos();
+        for (var send : sends) {
+            acknowledged(send, deadline, sends.size());
         }
         long acknowledged = micros(Instant.now());
         for (var commit : committedAt) {
@@ -68,6 +79,18 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
         }
         committer.markBatchFinished();
         status.published(sends.size());
+    }
+
+    /** Waits for Kafka's acknowledgement of one send until {@code deadline}; anything else fails the whole batch. */
+    private void acknowledged(Future<RecordMetadata> send, long deadline, int batchSize) throws InterruptedException {
+        try {
+            send.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw new PublishFailedException(batchSize, e.getCause());
+        } catch (TimeoutException e) {
+            throw new PublishFailedException(batchSize, new TimeoutException("no acknowledgement within "
+                    + acknowledgementTimeout));
+        }
     }
 
     /**

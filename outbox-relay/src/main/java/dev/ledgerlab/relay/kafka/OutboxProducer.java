@@ -34,6 +34,9 @@ public final class OutboxProducer {
                 ProducerConfig.LINGER_MS_CONFIG, Long.toString(linger.toMillis()),
                 // A send still unacknowledged after this fails its batch: the engine restarts and publishes it again.
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()),
+                // How long send() itself may block, waiting for the topic's metadata while no broker answers (60 s by
+                // default, for every send of a batch): no longer than a send may take to be acknowledged.
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()),
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(requestTimeout.toMillis())),
                 new StringSerializer(), new StringSerializer());
     }
