@@ -1,5 +1,6 @@
 package dev.ledgerlab.infra;
 
+import dev.ledgerlab.events.Replication;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.Uuid;
@@ -18,13 +20,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real single-node Kafka (KRaft, broker and controller in one) running inside the JVM, its log directory on disk and
- * kept across restarts.
+ * A real Kafka node (KRaft, broker and controller in one) running inside the JVM, its log directory on disk and kept
+ * across restarts: alone, as the lab's default single broker, or as one node of a {@link KafkaCluster}, where each node
+ * runs in a process of its own ({@link KafkaNodeMain}).
  */
-public final class EmbeddedKafka implements AutoCloseable {
+public final class EmbeddedKafka implements KafkaServers {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
-    private static final int NODE_ID = 1;
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
 
     private final KafkaRaftServer server;
@@ -43,13 +45,33 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Starts the broker on {@code 127.0.0.1:port}, formatting {@code logDirectory} first when it holds no
+     * Starts a single broker on {@code 127.0.0.1:port}, formatting {@code logDirectory} first when it holds no
      * {@code meta.properties}; returns once the broker is unfenced and serves clients.
      *
      * @param brokerSettings broker configuration that overrides the defaults below
      * @throws IllegalStateException when another process uses either port
      */
     public static EmbeddedKafka start(Path logDirectory, int port, int controllerPort, Map<String, String> brokerSettings) {
+        var node = new KafkaCluster.Node(1, port, controllerPort);
+        var settings = new HashMap<String, String>(Replication.SINGLE.brokerConfigs());
+        // After a kill -9 the replayed metadata still holds the dead broker's registration, and the restarted broker can
+        // register only once that session expires (9 s by default). Broker and controller share this JVM, so a
+        // heartbeat is never lost to the network and a short session is safe.
+        settings.put("broker.heartbeat.interval.ms", "500");
+        settings.put("broker.session.timeout.ms", "2000");
+        settings.putAll(brokerSettings);
+        return startNode(node, List.of(node), logDirectory, Uuid.randomUuid().toString(), settings);
+    }
+
+    /**
+     * Starts {@code self}, one voter of the static quorum {@code voters}, formatting {@code logDirectory} with
+     * {@code clusterId} when it holds no {@code meta.properties}. Returns once the broker is unfenced, which needs a
+     * majority of the voters running: the nodes of a cluster must start side by side.
+     */
+    static EmbeddedKafka startNode(KafkaCluster.Node self, List<KafkaCluster.Node> voters, Path logDirectory,
+            String clusterId, Map<String, String> brokerSettings) {
+        int port = self.port();
+        int controllerPort = self.controllerPort();
         if (port == controllerPort) {
             throw new IllegalArgumentException("Kafka needs two different ports for clients and its controller, got "
                     + port + " twice");
@@ -58,11 +80,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         Ports.requireFree(controllerPort, "the Kafka controller");
         Path logDir = logDirectory.toAbsolutePath().normalize();
         long started = System.nanoTime();
-        KafkaConfig config = new KafkaConfig(configuration(logDir, port, controllerPort, brokerSettings), false);
+        KafkaConfig config = new KafkaConfig(configuration(self, voters, logDir, brokerSettings), false);
         try {
             Files.createDirectories(logDir);
             if (!Files.exists(logDir.resolve("meta.properties"))) {
-                format(logDir);
+                format(logDir, self.id(), clusterId);
             }
         }
         catch (Exception e) {
@@ -77,55 +99,45 @@ public final class EmbeddedKafka implements AutoCloseable {
             server.awaitShutdown();
             throw new IllegalStateException("Kafka did not start on port " + port + " with log directory " + logDir, e);
         }
-        log.info("Kafka up on {}:{} in {} ms (controller port {}, log {})", Ports.LOOPBACK, port,
+        log.info("Kafka node {} up on {}:{} in {} ms (controller port {}, log {})", self.id(), Ports.LOOPBACK, port,
                 (System.nanoTime() - started) / 1_000_000, controllerPort, logDir);
         return new EmbeddedKafka(server, logDir, port);
     }
 
-    private static Map<String, String> configuration(Path logDir, int port, int controllerPort,
+    private static Map<String, String> configuration(KafkaCluster.Node self, List<KafkaCluster.Node> voters, Path logDir,
             Map<String, String> overrides) {
         Map<String, String> config = new HashMap<>();
         config.put("process.roles", "broker,controller");
-        config.put("node.id", Integer.toString(NODE_ID));
-        // A static one-voter quorum: the simplest KRaft setup, and the one the formatter defaults to (kraft.version 0).
-        config.put("controller.quorum.voters", NODE_ID + "@" + Ports.LOOPBACK + ":" + controllerPort);
+        config.put("node.id", Integer.toString(self.id()));
+        // A static quorum: the simplest KRaft setup, and the one the formatter defaults to (kraft.version 0).
+        config.put("controller.quorum.voters", voters.stream().map(KafkaCluster.Node::voter)
+                .collect(Collectors.joining(",")));
         config.put("controller.listener.names", CONTROLLER_LISTENER);
-        config.put("listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + port + "," + CONTROLLER_LISTENER + "://"
-                + Ports.LOOPBACK + ":" + controllerPort);
-        config.put("advertised.listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + port);
+        config.put("listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + self.port() + "," + CONTROLLER_LISTENER + "://"
+                + Ports.LOOPBACK + ":" + self.controllerPort());
+        config.put("advertised.listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + self.port());
         config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
         config.put("inter.broker.listener.name", "PLAINTEXT");
         config.put("log.dirs", logDir.toString());
         config.put("metadata.log.dir", logDir.toString());
-        // One broker: internal topics cannot have more than one replica.
-        config.put("offsets.topic.replication.factor", "1");
-        config.put("transaction.state.log.replication.factor", "1");
-        config.put("transaction.state.log.min.isr", "1");
-        config.put("share.coordinator.state.topic.replication.factor", "1");
-        config.put("share.coordinator.state.topic.min.isr", "1");
         // The default 50 partitions of __consumer_offsets only slow the first group join and recovery after a crash.
         config.put("offsets.topic.num.partitions", "5");
         config.put("group.initial.rebalance.delay.ms", "0");
         // Topics are created by whoever owns them (the relay its outbox topic, with its fixed partition count): a
         // consumer or producer that merely names a missing topic must not get one with the default single partition.
         config.put("auto.create.topics.enable", "false");
-        // After a kill -9 the replayed metadata still holds the dead broker's registration, and the restarted broker can
-        // register only once that session expires (9 s by default). Broker and controller share this JVM, so a
-        // heartbeat is never lost to the network and a short session is safe.
-        config.put("broker.heartbeat.interval.ms", "500");
-        config.put("broker.session.timeout.ms", "2000");
         // The default 128 MiB compaction buffer is allocated up front; a lab's compacted topics are small.
         config.put("log.cleaner.dedupe.buffer.size", Integer.toString(16 * 1024 * 1024));
         config.putAll(overrides);
         return config;
     }
 
-    private static void format(Path logDir) throws Exception {
+    private static void format(Path logDir, int nodeId, String clusterId) throws Exception {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         Formatter formatter = new Formatter()
                 .setPrintStream(new PrintStream(output, true, StandardCharsets.UTF_8))
-                .setNodeId(NODE_ID)
-                .setClusterId(Uuid.randomUuid().toString())
+                .setNodeId(nodeId)
+                .setClusterId(clusterId)
                 .setDirectories(List.of(logDir.toString()))
                 .setMetadataLogDirectory(logDir.toString())
                 .setControllerListenerName(CONTROLLER_LISTENER)
@@ -137,12 +149,18 @@ public final class EmbeddedKafka implements AutoCloseable {
     /**
      * The address clients use, e.g. {@code 127.0.0.1:9092}.
      */
+    @Override
     public String bootstrapServers() {
         return Ports.LOOPBACK + ":" + port;
     }
 
     public int port() {
         return port;
+    }
+
+    @Override
+    public List<String> describeNodes() {
+        return List.of("node 1 " + bootstrapServers() + " in this JVM, log " + logDirectory);
     }
 
     public Path logDirectory() {

@@ -2,11 +2,8 @@ package dev.ledgerlab.infra;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PostgreSQL and Kafka under one base directory ({@code <base>/postgres}, {@code <base>/kafka}), guarded by the lock
- * file {@code <base>/.lock} so that one live JVM at a time owns them.
+ * PostgreSQL and Kafka under one base directory ({@code <base>/postgres}; {@code <base>/kafka} for the single broker in
+ * this JVM, or {@code <base>/kafka-1}, {@code kafka-2}, ... for a {@link KafkaCluster} of node processes), guarded by
+ * the lock file {@code <base>/.lock} so that one live JVM at a time owns them.
  */
 public final class EmbeddedStack implements AutoCloseable {
 
@@ -26,10 +24,10 @@ public final class EmbeddedStack implements AutoCloseable {
     private final Settings settings;
     private final DirectoryLock lock;
     private final EmbeddedPostgres postgres;
-    private final EmbeddedKafka kafka;
+    private final KafkaServers kafka;
     private boolean closed;
 
-    private EmbeddedStack(Settings settings, DirectoryLock lock, EmbeddedPostgres postgres, EmbeddedKafka kafka) {
+    private EmbeddedStack(Settings settings, DirectoryLock lock, EmbeddedPostgres postgres, KafkaServers kafka) {
         this.settings = settings;
         this.lock = lock;
         this.postgres = postgres;
@@ -39,11 +37,14 @@ public final class EmbeddedStack implements AutoCloseable {
     /**
      * What to start and where. Ports are fixed so that a restarted stack is found where it was.
      *
+     * @param kafkaPort        the single broker's port, or the first node's of a cluster
+     * @param controllerPort   the KRaft controller's port, or the first node's of a cluster
      * @param postgresSettings PostgreSQL server settings on top of {@link PostgresServerSettings#fromClasspath()}
      * @param fresh            delete everything under the base directory before starting
+     * @param kafkaNodes       1: one broker in this JVM; more: a {@link KafkaCluster} of that many node processes
      */
     public record Settings(Path baseDirectory, int postgresPort, int kafkaPort, int controllerPort,
-            Map<String, String> postgresSettings, boolean fresh) {
+            Map<String, String> postgresSettings, boolean fresh, int kafkaNodes) {
 
         public static final int DEFAULT_POSTGRES_PORT = 15432;
         public static final int DEFAULT_KAFKA_PORT = 19092;
@@ -52,6 +53,9 @@ public final class EmbeddedStack implements AutoCloseable {
         public Settings {
             baseDirectory = baseDirectory.toAbsolutePath().normalize();
             postgresSettings = Map.copyOf(postgresSettings);
+            if (kafkaNodes < 1) {
+                throw new IllegalArgumentException("Kafka needs at least one node, not " + kafkaNodes);
+            }
         }
 
         /**
@@ -59,37 +63,48 @@ public final class EmbeddedStack implements AutoCloseable {
          */
         public static Settings under(Path baseDirectory) {
             return new Settings(baseDirectory, DEFAULT_POSTGRES_PORT, DEFAULT_KAFKA_PORT, DEFAULT_CONTROLLER_PORT,
-                    Map.of(), false);
+                    Map.of(), false, 1);
         }
 
         public Settings withPostgresPort(int port) {
-            return new Settings(baseDirectory, port, kafkaPort, controllerPort, postgresSettings, fresh);
+            return new Settings(baseDirectory, port, kafkaPort, controllerPort, postgresSettings, fresh, kafkaNodes);
         }
 
         public Settings withKafkaPort(int port) {
-            return new Settings(baseDirectory, postgresPort, port, controllerPort, postgresSettings, fresh);
+            return new Settings(baseDirectory, postgresPort, port, controllerPort, postgresSettings, fresh, kafkaNodes);
         }
 
         public Settings withControllerPort(int port) {
-            return new Settings(baseDirectory, postgresPort, kafkaPort, port, postgresSettings, fresh);
+            return new Settings(baseDirectory, postgresPort, kafkaPort, port, postgresSettings, fresh, kafkaNodes);
         }
 
         /**
          * Three distinct ports that are free right now.
          */
         public Settings withFreePorts() {
-            int[] ports = freePorts(3);
-            return new Settings(baseDirectory, ports[0], ports[1], ports[2], postgresSettings, fresh);
+            int[] ports = Ports.free(3);
+            return new Settings(baseDirectory, ports[0], ports[1], ports[2], postgresSettings, fresh, kafkaNodes);
         }
 
         public Settings withPostgresSetting(String name, String value) {
             Map<String, String> settings = new LinkedHashMap<>(postgresSettings);
             settings.put(name, value);
-            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, settings, fresh);
+            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, settings, fresh, kafkaNodes);
         }
 
         public Settings withFresh(boolean fresh) {
-            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, postgresSettings, fresh);
+            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, postgresSettings, fresh,
+                    kafkaNodes);
+        }
+
+        /** 1 (the default): one broker in this JVM; 3: a cluster of three node processes. */
+        public Settings withKafkaNodes(int nodes) {
+            return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, postgresSettings, fresh, nodes);
+        }
+
+        /** The cluster's nodes: node i on {@code kafkaPort + 10 * (i - 1)}, its controller likewise. */
+        public List<KafkaCluster.Node> clusterNodes() {
+            return KafkaCluster.nodes(kafkaNodes, kafkaPort, controllerPort);
         }
 
         public Path postgresDirectory() {
@@ -116,9 +131,9 @@ public final class EmbeddedStack implements AutoCloseable {
             }
             EmbeddedPostgres postgres = EmbeddedPostgres.startLocked(settings.postgresDirectory(),
                     settings.postgresPort(), settings.postgresSettings());
-            EmbeddedKafka kafka;
+            KafkaServers kafka;
             try {
-                kafka = EmbeddedKafka.start(settings.kafkaDirectory(), settings.kafkaPort(), settings.controllerPort());
+                kafka = startKafka(settings);
             }
             catch (RuntimeException e) {
                 postgres.close();
@@ -136,6 +151,41 @@ public final class EmbeddedStack implements AutoCloseable {
             lock.close();
             throw e;
         }
+    }
+
+    /**
+     * One broker in this JVM, or a cluster of node processes. A directory's Kafka data belongs to one of the two: the
+     * relay's and the projector's stored positions (in PostgreSQL) point into that Kafka's topic, so starting the
+     * other on the same data would leave them pointing into an empty log.
+     */
+    private static KafkaServers startKafka(Settings settings) {
+        int madeWith = kafkaNodesOf(settings);
+        if (madeWith > 0 && madeWith != settings.kafkaNodes()) {
+            throw new IllegalStateException(settings.baseDirectory() + " holds the data of " + describe(madeWith)
+                    + ", and PostgreSQL there the positions of its topic; starting " + describe(settings.kafkaNodes())
+                    + " on it would leave the relay and projector pointing into another log. Start it with"
+                    + " --kafka-nodes=" + madeWith + ", or use --fresh or another --data-dir.");
+        }
+        if (settings.kafkaNodes() == 1) {
+            return EmbeddedKafka.start(settings.kafkaDirectory(), settings.kafkaPort(), settings.controllerPort());
+        }
+        return KafkaCluster.start(settings.baseDirectory(), settings.clusterNodes(), Map.of());
+    }
+
+    /** The Kafka a directory's data was made with: 1 for a single broker, n for n cluster nodes, 0 for none yet. */
+    private static int kafkaNodesOf(Settings settings) {
+        if (Files.exists(settings.kafkaDirectory().resolve("meta.properties"))) {
+            return 1;
+        }
+        int nodes = 0;
+        while (Files.exists(settings.baseDirectory().resolve("kafka-" + (nodes + 1)).resolve("meta.properties"))) {
+            nodes++;
+        }
+        return nodes;
+    }
+
+    private static String describe(int kafkaNodes) {
+        return kafkaNodes == 1 ? "a single Kafka broker" : "a Kafka cluster of " + kafkaNodes + " nodes";
     }
 
     /**
@@ -177,7 +227,7 @@ public final class EmbeddedStack implements AutoCloseable {
         return postgres;
     }
 
-    public EmbeddedKafka kafka() {
+    public KafkaServers kafka() {
         return kafka;
     }
 
@@ -220,32 +270,5 @@ public final class EmbeddedStack implements AutoCloseable {
      */
     public static int freePort() {
         return Ports.free();
-    }
-
-    private static int[] freePorts(int count) {
-        // All sockets stay open until every port is chosen, so the ports differ from each other.
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(Ports.LOOPBACK));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("no free ports on " + Ports.LOOPBACK, e);
-        }
-        finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                }
-                catch (IOException ignored) {
-                    // closing a probe socket cannot lose anything
-                }
-            }
-        }
     }
 }

@@ -35,6 +35,36 @@ final class Ports {
         }
     }
 
+    /**
+     * {@code count} ports that are free right now, all different: every probe socket stays open until all are
+     * chosen, so the kernel cannot offer one twice.
+     */
+    static int[] free(int count) {
+        var sockets = new java.util.ArrayList<ServerSocket>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                var socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK));
+                sockets.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("no free ports on " + LOOPBACK, e);
+        }
+        finally {
+            for (var socket : sockets) {
+                try {
+                    socket.close();
+                }
+                catch (IOException ignored) {
+                    // closing a probe socket cannot lose anything
+                }
+            }
+        }
+    }
+
     static int free() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
             return socket.getLocalPort();

@@ -22,6 +22,9 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
               --postgres-port=N         default %d
               --kafka-port=N            default %d
               --controller-port=N       Kafka's KRaft controller, default %d
+              --kafka-nodes=N           1 (default): one broker in the lab's JVM; 3: a cluster of three node
+                                        processes, each topic kept on all three, a write needing two; node i
+                                        listens on --kafka-port + 10 * (i - 1), its controller likewise
               --command-api-port=N      default 8080
               --projector-port=N        default 8081
               --relay-port=N            default 8082
@@ -38,6 +41,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         int commandApiPort = LabServices.Ports.DEFAULT.commandApi();
         int projectorPort = LabServices.Ports.DEFAULT.projector();
         int relayPort = LabServices.Ports.DEFAULT.relay();
+        int kafkaNodes = 1;
         boolean fresh = false;
         var bind = DEFAULT_BIND;
         var passThrough = new ArrayList<String>();
@@ -51,6 +55,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
                 case "--postgres-port" -> postgresPort = port(name, value);
                 case "--kafka-port" -> kafkaPort = port(name, value);
                 case "--controller-port" -> controllerPort = port(name, value);
+                case "--kafka-nodes" -> kafkaNodes = kafkaNodes(name, value);
                 case "--command-api-port" -> commandApiPort = port(name, value);
                 case "--projector-port" -> projectorPort = port(name, value);
                 case "--relay-port" -> relayPort = port(name, value);
@@ -68,7 +73,8 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
                 .withPostgresPort(postgresPort)
                 .withKafkaPort(kafkaPort)
                 .withControllerPort(controllerPort)
-                .withFresh(fresh);
+                .withFresh(fresh)
+                .withKafkaNodes(kafkaNodes);
         return new LabOptions(stack, new LabServices.Ports(commandApiPort, projectorPort, relayPort), bind,
                 List.copyOf(passThrough));
     }
@@ -78,6 +84,18 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
             throw new IllegalArgumentException(name + " needs a value, e.g. " + name + "=...");
         }
         return value;
+    }
+
+    private static int kafkaNodes(String name, String value) {
+        try {
+            int nodes = Integer.parseInt(required(name, value));
+            if (nodes < 1 || nodes > 5) {
+                throw new NumberFormatException();
+            }
+            return nodes;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a node count from 1 to 5 (3 for a cluster), got " + value);
+        }
     }
 
     private static int port(String name, String value) {

@@ -1,6 +1,8 @@
 package dev.ledgerlab.lab;
 
+import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.infra.EmbeddedStack;
+import java.util.List;
 
 /**
  * Starts the whole lab in one JVM: PostgreSQL, Kafka, then the services against them. Stops them in reverse
@@ -45,6 +47,14 @@ public final class LedgerLab implements AutoCloseable {
                     stack.settings().baseDirectory());
             var args = new java.util.ArrayList<>(operator.into(options.passThrough()));
             args.add("--server.address=" + options.bind());
+            // The topics the services create get one copy per node (Replication decides what else that implies),
+            // unless told otherwise: a property given twice would reach Spring as a list.
+            int nodes = options.stack().kafkaNodes();
+            for (var property : List.of("relay.replication-factor", "projector.dead-letter-replication-factor")) {
+                if (args.stream().noneMatch(arg -> arg.startsWith("--" + property + "="))) {
+                    args.add("--" + property + "=" + nodes);
+                }
+            }
             return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), args), operator,
                     options.bind());
         } catch (RuntimeException e) {
@@ -66,14 +76,26 @@ public final class LedgerLab implements AutoCloseable {
                   outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)
                   pipeline page http://localhost:%d/  watch a deposit travel, lag charts, replays (operator)
                   PostgreSQL    %s   user %s, schemas ledger and projection
-                  Kafka         %s   topic accounts.events
+                  Kafka         %s   topic accounts.events%s
                   operator      user operator, password %s (%s)
                 The services listen on %s only (--bind=ADDRESS to change).
                 Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{"owner":"alice"}'
                 Stop: Ctrl-C
                 """.formatted(startMillis / 1000.0, stack.settings().baseDirectory(), commandApi, projector, relay,
-                projector, postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), operator.password(),
-                operator.source(), bind, commandApi);
+                projector, postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), kafkaNodes(),
+                operator.password(), operator.source(), bind, commandApi);
+    }
+
+    /** For a cluster: what each copy means, and each node with its process. */
+    private String kafkaNodes() {
+        var replication = Replication.of(stack.settings().kafkaNodes());
+        if (replication.replicas() == 1) {
+            return "";
+        }
+        var lines = new StringBuilder(", %d copies, a write needs %d (min.insync.replicas, acks=all)"
+                .formatted(replication.replicas(), replication.minInSyncReplicas()));
+        stack.kafka().describeNodes().forEach(node -> lines.append("\n    ").append(node));
+        return lines.toString();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.ledgerlab.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledgerlab.commandapi.CommandApiApplication;
+import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.relay.OutboxRelayApplication;
@@ -130,13 +131,17 @@ class DockerComposeFileTest {
 
     @Test
     void replicatesEveryTopicThreeTimesAndWritesOnlyWithTwoInSyncReplicas() {
+        var replication = Replication.of(BROKERS.size());
+        assertThat(replication.minInSyncReplicas()).isEqualTo(2);
         for (var broker : BROKERS) {
+            // The same broker settings as the lab's cluster (KafkaCluster), from the one place that decides them.
+            replication.brokerConfigs().forEach((name, value) -> assertThat(COMPOSE.environment(broker))
+                    .as("%s on %s", name, broker)
+                    .containsEntry("KAFKA_" + name.toUpperCase(Locale.ROOT).replace('.', '_'), value));
             assertThat(COMPOSE.environment(broker))
                     .containsEntry("KAFKA_DEFAULT_REPLICATION_FACTOR", "3")
                     .containsEntry("KAFKA_MIN_INSYNC_REPLICAS", "2")
-                    .containsEntry("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR", "3")
-                    .containsEntry("KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR", "3")
-                    .containsEntry("KAFKA_TRANSACTION_STATE_LOG_MIN_ISR", "2")
+                    .containsEntry("KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE", "false")
                     .containsEntry("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false")
                     .as("the image would default these to a single node").containsKeys(
                             IMAGE_SINGLE_NODE_DEFAULTS.toArray(String[]::new));
@@ -169,7 +174,8 @@ class DockerComposeFileTest {
                 .satisfies(servers -> assertThat(Set.of(servers.split(","))).isEqualTo(internalBootstrapServers()));
         var configs = create.get("--config").stream().map(c -> c.split("=", 2))
                 .collect(Collectors.toMap(c -> c[0], c -> c[1]));
-        assertThat(configs).containsEntry("min.insync.replicas", "2")
+        assertThat(configs).containsAllEntriesOf(Replication.of(BROKERS.size()).topicConfigs())
+                .containsEntry("min.insync.replicas", "2").containsEntry("unclean.leader.election.enable", "false")
                 .containsEntry("retention.ms", "-1").containsEntry("retention.bytes", "-1");
         assertThat(LogConfig.configNames()).containsAll(configs.keySet());
 

@@ -29,9 +29,13 @@ class DocumentationTest {
     private static final Pattern HEADING = Pattern.compile("(?m)^#{1,6} (.+)$");
     private static final Pattern PROBLEM_ROW = Pattern.compile("(?m)^\\| (\\d{3}) \\| `urn:ledgerlab:problem:([a-z-]+)` \\|");
 
+    /**
+     * Short enough to read in one sitting: 16 KiB until it had to say how to run on a Kafka cluster; every guarantee
+     * row links its test by path, which is most of the bytes.
+     */
     @Test
-    void keepsTheReadmeUnderSixteenKilobytes() throws IOException {
-        assertThat(Files.size(ROOT.resolve("README.md"))).isLessThan(16 * 1024);
+    void keepsTheReadmeUnderEighteenKilobytes() throws IOException {
+        assertThat(Files.size(ROOT.resolve("README.md"))).isLessThan(18 * 1024);
     }
 
     @Test

@@ -3,11 +3,17 @@ package dev.ledgerlab.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.infra.EmbeddedStack;
 import dev.ledgerlab.testkit.Scrape;
 import dev.ledgerlab.testkit.TestHttp;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +77,84 @@ class LedgerLabTest {
         assertThat(Files.isDirectory(DATA.resolve("postgres"))).isTrue();
     }
 
+    @Test
+    void runsOnAClusterOfThreeKafkaNodeProcessesThatKeepThreeCopiesAndStopWithIt() throws Exception {
+        var data = EmbeddedStack.scratchDirectory("lab-cluster-test");
+        try {
+            int[] ports = clusterPorts();
+            var args = new String[] {"--data-dir=" + data, "--postgres-port=" + ports[0], "--kafka-port=" + ports[1],
+                "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--projector-port=" + ports[4],
+                "--relay-port=" + ports[5], "--kafka-nodes=3", "--fresh"};
+            List<Long> nodePids;
+            try (var lab = LedgerLab.start(LabOptions.parse(args))) {
+                var banner = lab.banner(1);
+                var pids = java.util.regex.Pattern.compile("node (\\d) 127\\.0\\.0\\.1:(\\d+) .*?, pid (\\d+)")
+                        .matcher(banner).results().toList();
+                assertThat(pids).as(banner).hasSize(3);
+                assertThat(pids).extracting(m -> Integer.parseInt(m.group(2)))
+                        .containsExactly(ports[1], ports[1] + 10, ports[1] + 20);
+                nodePids = pids.stream().map(m -> Long.parseLong(m.group(3))).toList();
+                assertThat(nodePids).doesNotHaveDuplicates().doesNotContain(ProcessHandle.current().pid())
+                        .allSatisfy(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true));
+                assertThat(banner).contains("3 copies, a write needs 2");
+
+                var opened = post(ports[3], "/accounts", "{\"owner\":\"alice\"}");
+                assertThat(opened.status()).isEqualTo(201);
+                var accountPath = opened.header("Location");
+                assertThat(post(ports[3], accountPath + "/deposits", "{\"amount\":700}").status()).isEqualTo(200);
+                var projected = get(ports[4], accountPath + "/balance?minVersion=2");
+                assertThat(projected.status()).as(projected.body()).isEqualTo(200);
+
+                var bootstrap = "127.0.0.1:" + ports[1] + ",127.0.0.1:" + (ports[1] + 10);
+                try (var admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                    for (var topic : List.of("accounts.events", "accounts.events.dlt")) {
+                        var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                                .get(topic);
+                        assertThat(description.partitions()).as(topic)
+                                .allSatisfy(p -> assertThat(p.replicas()).hasSize(3));
+                        var resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+                        var config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+                                .get(resource);
+                        Replication.of(3).topicConfigs().forEach((name, value) ->
+                                assertThat(config.get(name).value()).as("%s of %s", name, topic).isEqualTo(value));
+                    }
+                }
+            }
+            assertThat(nodePids).as("every node stopped with the lab")
+                    .allSatisfy(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                            .isFalse());
+
+            var single = java.util.Arrays.stream(args).filter(arg -> !arg.startsWith("--kafka-nodes")
+                    && !arg.equals("--fresh")).toArray(String[]::new);
+            assertThatThrownBy(() -> LedgerLab.start(LabOptions.parse(single))).hasMessageContaining(
+                    "holds the data of a Kafka cluster of 3 nodes").hasMessageContaining("--kafka-nodes=3");
+        } finally {
+            EmbeddedStack.deleteIfAbandoned(data);
+        }
+    }
+
+    /** Six ports for the lab whose Kafka port and controller port are free 10 and 20 above too, for nodes 2 and 3. */
+    private static int[] clusterPorts() {
+        var random = new java.util.Random();
+        while (true) {
+            int base = 20_000 + 10 * random.nextInt(3_000);
+            int[] ports = {base + 1, base + 2, base + 3, base + 4, base + 5, base + 6};
+            var needed = java.util.stream.IntStream.of(ports[0], ports[1], ports[1] + 10, ports[1] + 20, ports[2],
+                    ports[2] + 10, ports[2] + 20, ports[3], ports[4], ports[5]);
+            if (needed.allMatch(LedgerLabTest::free)) {
+                return ports;
+            }
+        }
+    }
+
+    private static boolean free(int port) {
+        try (var socket = new java.net.ServerSocket(port, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
     private static java.util.List<java.net.InetAddress> nonLoopbackAddresses() throws java.net.SocketException {
         return java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
                 .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
@@ -92,6 +176,8 @@ class LedgerLabTest {
         assertThatThrownBy(() -> LabOptions.parse("--frsh")).hasMessageContaining("unknown option --frsh")
                 .hasMessageContaining("--fresh");
         assertThatThrownBy(() -> LabOptions.parse("--postgres-port=99999")).hasMessageContaining("between 1 and 65535");
+        assertThatThrownBy(() -> LabOptions.parse("--kafka-nodes=0")).hasMessageContaining("node count");
+        assertThat(LabOptions.parse("--kafka-nodes=3").stack().kafkaNodes()).isEqualTo(3);
         assertThat(LabOptions.parse("--logging.level.root=WARN").passThrough()).containsExactly("--logging.level.root=WARN");
         assertThat(LabOptions.USAGE).contains("--data-dir");
     }

@@ -1,5 +1,6 @@
 package dev.ledgerlab.relay;
 
+import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.problems.OperatorAccess;
 import dev.ledgerlab.relay.capture.ConnectorSettings;
 import dev.ledgerlab.relay.capture.OutboxEngine;
@@ -41,7 +42,8 @@ class RelayConfiguration {
     @Bean
     OutboxTopic outboxTopic(RelayProperties relay,
             @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
-        return new OutboxTopic(bootstrapServers, relay.topic(), relay.partitions(), relay.replicationFactor());
+        return new OutboxTopic(bootstrapServers, relay.topic(), relay.partitions(),
+                Replication.of(relay.replicationFactor()));
     }
 
     @Bean

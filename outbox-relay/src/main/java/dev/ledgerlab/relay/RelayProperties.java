@@ -11,7 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param topic the Kafka topic every event goes to
  * @param partitions the topic's partition count; fixed, because changing it moves accounts between partitions
- * @param replicationFactor the topic's replication factor when the relay creates it
+ * @param replicationFactor the topic's replication factor when the relay creates it, with the
+ *     {@code min.insync.replicas} and unclean-election setting {@link dev.ledgerlab.events.Replication} gives it
  * @param slotName the logical replication slot; also names the advisory lock, the heartbeat row and the engine
  * @param publicationName the publication limited to the outbox and heartbeat tables
  * @param heartbeatInterval how often Debezium writes a heartbeat row so that an idle slot still advances; 0 turns it off

@@ -1,6 +1,8 @@
 package dev.ledgerlab.relay.kafka;
 
+import dev.ledgerlab.events.Replication;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +14,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -24,8 +27,9 @@ import org.springframework.core.retry.RetryTemplate;
 
 /**
  * The topic the relay publishes to. Created by the relay, not by broker auto-creation, because its partition count
- * decides which partition each account lands in ({@code murmur2(key) % partitions}) and must never change; and it
- * keeps everything ({@code retention.ms=-1}, {@code retention.bytes=-1}) because the log is what a replay reads.
+ * decides which partition each account lands in ({@code murmur2(key) % partitions}) and must never change; it keeps
+ * everything ({@code retention.ms=-1}, {@code retention.bytes=-1}) because the log is what a replay reads; and it gets
+ * its copies and the copies a write needs from {@link Replication}.
  */
 public final class OutboxTopic {
 
@@ -38,13 +42,13 @@ public final class OutboxTopic {
     private final String bootstrapServers;
     private final String name;
     private final int partitions;
-    private final short replicationFactor;
+    private final Replication replication;
 
-    public OutboxTopic(String bootstrapServers, String name, int partitions, short replicationFactor) {
+    public OutboxTopic(String bootstrapServers, String name, int partitions, Replication replication) {
         this.bootstrapServers = bootstrapServers;
         this.name = name;
         this.partitions = partitions;
-        this.replicationFactor = replicationFactor;
+        this.replication = replication;
     }
 
     /**
@@ -56,10 +60,12 @@ public final class OutboxTopic {
         try (Admin admin = Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.CLIENT_ID_CONFIG, "outbox-relay-admin"))) {
-            var existing = describe(admin);
-            var description = existing.isPresent() ? existing.get() : createAndDescribe(admin);
-            verifyPartitions(description);
-            warnAboutRetention(admin);
+            if (describe(admin).isEmpty()) {
+                create(admin);
+            }
+            var visible = whenVisible(admin);
+            verifyPartitions(visible.description());
+            warnAboutSettings(visible.config(), visible.description());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking topic " + name, e);
@@ -68,20 +74,24 @@ public final class OutboxTopic {
         }
     }
 
+    /** What the brokers say of the topic: its partitions and replicas, and its settings. */
+    private record Visible(TopicDescription description, Config config) {
+    }
+
     /**
-     * Creates the topic, then describes it. The controller acknowledges the creation before every broker's metadata
-     * has it, so a describe right after may still answer "unknown topic" (seen in the lab's tests): it is retried.
+     * Describes the topic and its settings. The controller acknowledges a creation before every broker's metadata has
+     * it, so a describe right after may still answer "unknown topic" (seen in the lab's tests, and on a cluster from
+     * the broker asked for the settings): it is retried.
      */
-    private TopicDescription createAndDescribe(Admin admin)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        create(admin);
+    private Visible whenVisible(Admin admin) {
         var retry = new RetryTemplate(RetryPolicy.builder().includes(NotVisibleYet.class)
                 .delay(Duration.ofMillis(50)).maxDelay(Duration.ofSeconds(1)).multiplier(2)
                 .maxRetries(Long.MAX_VALUE).timeout(TIMEOUT).build());
         try {
-            return retry.execute(() -> describe(admin).orElseThrow(NotVisibleYet::new));
+            return retry.execute(() -> new Visible(describe(admin).orElseThrow(NotVisibleYet::new),
+                    config(admin).orElseThrow(NotVisibleYet::new)));
         } catch (RetryException e) {
-            throw new IllegalStateException("topic " + name + " was created but cannot be described", e.getCause());
+            throw new IllegalStateException("topic " + name + " exists but cannot be described", e.getCause());
         }
     }
 
@@ -92,11 +102,21 @@ public final class OutboxTopic {
         }
     }
 
+    private Optional<Config> config(Admin admin) throws InterruptedException, ExecutionException, TimeoutException {
+        var resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
+        return unlessUnknown(admin.describeConfigs(List.of(resource)).all()).map(all -> all.get(resource));
+    }
+
     private Optional<TopicDescription> describe(Admin admin)
             throws InterruptedException, ExecutionException, TimeoutException {
+        return unlessUnknown(admin.describeTopics(List.of(name)).allTopicNames()).map(all -> all.get(name));
+    }
+
+    /** What the broker answered, or empty when it does not know the topic (yet). */
+    private static <T> Optional<T> unlessUnknown(KafkaFuture<T> answer)
+            throws InterruptedException, ExecutionException, TimeoutException {
         try {
-            return Optional.of(admin.describeTopics(List.of(name)).allTopicNames()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(name));
+            return Optional.of(answer.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return Optional.empty();
@@ -106,11 +126,13 @@ public final class OutboxTopic {
     }
 
     private void create(Admin admin) throws InterruptedException, ExecutionException, TimeoutException {
-        var topic = new NewTopic(name, partitions, replicationFactor).configs(UNLIMITED_RETENTION);
+        var configs = new HashMap<>(UNLIMITED_RETENTION);
+        configs.putAll(replication.topicConfigs());
+        var topic = new NewTopic(name, partitions, replication.factor()).configs(configs);
         try {
             admin.createTopics(List.of(topic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            log.info("Created topic {} with {} partitions, replication factor {}, unlimited retention", name, partitions,
-                    replicationFactor);
+            log.info("Created topic {} with {} partitions, replication factor {}, {}, unlimited retention", name,
+                    partitions, replication.factor(), replication.topicConfigs());
         } catch (ExecutionException e) {
             // Another relay (the standby starting beside the active one) created it first: verify theirs.
             if (!(e.getCause() instanceof TopicExistsException)) {
@@ -129,10 +151,12 @@ public final class OutboxTopic {
         }
     }
 
-    private void warnAboutRetention(Admin admin) throws InterruptedException, ExecutionException, TimeoutException {
-        var resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
-        Config config = admin.describeConfigs(List.of(resource)).all()
-                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+    /**
+     * An existing topic (made by an operator, or by kafka-init in docker-compose) is used as it is, but what it lacks is
+     * said: a shorter retention loses what a replay reads, fewer copies or fewer needed in sync weaken what an
+     * acknowledgement means.
+     */
+    private void warnAboutSettings(Config config, TopicDescription description) {
         UNLIMITED_RETENTION.forEach((key, wanted) -> {
             var entry = config.get(key);
             if (entry != null && !wanted.equals(entry.value())) {
@@ -140,5 +164,17 @@ public final class OutboxTopic {
                         + "miss them", name, key, entry.value());
             }
         });
+        replication.topicConfigs().forEach((key, wanted) -> {
+            var entry = config.get(key);
+            if (entry != null && !wanted.equals(entry.value())) {
+                log.warn("Topic {} has {}={} where {} copies call for {}", name, key, entry.value(),
+                        replication.replicas(), wanted);
+            }
+        });
+        int copies = description.partitions().get(0).replicas().size();
+        if (copies != replication.replicas()) {
+            log.warn("Topic {} has {} replicas per partition; relay.replication-factor is {}", name, copies,
+                    replication.replicas());
+        }
     }
 }

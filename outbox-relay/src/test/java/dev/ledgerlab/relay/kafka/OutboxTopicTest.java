@@ -3,6 +3,7 @@ package dev.ledgerlab.relay.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.relay.support.RelayIntegrationTest;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class OutboxTopicTest extends RelayIntegrationTest {
 
     @Test
-    void createsTheTopicWithTheConfiguredPartitionsAndUnlimitedRetention() throws Exception {
+    void createsTheTopicWithTheConfiguredPartitionsUnlimitedRetentionAndItsReplicationSettings() throws Exception {
         startRelay(Map.of("relay.partitions", "4"));
 
         try (var admin = admin()) {
@@ -26,6 +27,8 @@ class OutboxTopicTest extends RelayIntegrationTest {
             var config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
             assertThat(config.get(TopicConfig.RETENTION_MS_CONFIG).value()).isEqualTo("-1");
             assertThat(config.get(TopicConfig.RETENTION_BYTES_CONFIG).value()).isEqualTo("-1");
+            Replication.SINGLE.topicConfigs().forEach((name, value) ->
+                    assertThat(config.get(name).value()).as(name).isEqualTo(value));
         }
     }
 
@@ -49,6 +52,6 @@ class OutboxTopicTest extends RelayIntegrationTest {
                     .all().get(30, TimeUnit.SECONDS);
         }
 
-        new OutboxTopic(infra.bootstrapServers(), topic, 6, (short) 1).ensureExists();
+        new OutboxTopic(infra.bootstrapServers(), topic, 6, Replication.SINGLE).ensureExists();
     }
 }

@@ -1,6 +1,7 @@
 package dev.ledgerlab.projector.apply;
 
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
+import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.ReplayProperties;
 import io.micrometer.core.instrument.Counter;
@@ -45,9 +46,11 @@ class ErrorHandling {
 
     @Bean
     NewTopic deadLetterTopic(ProjectorProperties properties) {
+        var replication = Replication.of(properties.deadLetterReplicationFactor());
         return TopicBuilder.name(properties.deadLetterTopic())
                 .partitions(1)
-                .replicas(properties.deadLetterReplicationFactor())
+                .replicas(replication.replicas())
+                .configs(replication.topicConfigs())
                 .config("retention.ms", "-1")
                 .build();
     }

@@ -1,0 +1,121 @@
+package dev.ledgerlab.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ledgerlab.events.Replication;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three KRaft nodes, each a process of its own: what the lab's {@code --kafka-nodes=3} and the proofs' cluster rest on.
+ * The pipeline's own scenarios on it are in the proofs ({@code KafkaClusterProofTest}).
+ */
+class KafkaClusterTest {
+
+    private static final String TOPIC = "copies";
+
+    @Test
+    void keepsAcknowledgedRecordsWhenTheLeaderIsKilledAndCatchesTheNodeUpWhenItReturns() throws Exception {
+        try (var cluster = KafkaCluster.start(TestDirectories.newDirectory("cluster"), KafkaCluster.nodesOnFreePorts(3),
+                Map.of());
+                var admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            assertThat(cluster.nodes()).extracting(KafkaCluster.Node::id).containsExactly(1, 2, 3);
+            assertThat(cluster.nodes()).map(node -> cluster.pid(node.id())).doesNotHaveDuplicates()
+                    .doesNotContain(ProcessHandle.current().pid());
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, Replication.of(3).factor())
+                    .configs(Replication.of(3).topicConfigs()))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> describe(admin).isr().size() == 3);
+            send(cluster, "before", Duration.ofSeconds(30));
+
+            int leader = describe(admin).leader().id();
+            assertThat(cluster.kill(leader)).as("SIGKILL of node %d", leader).isEqualTo(137);
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                var partition = describe(admin);
+                return partition.leader() != null && partition.leader().id() != leader && partition.isr().size() == 2;
+            });
+            send(cluster, "while a node is down", Duration.ofSeconds(30));
+
+            cluster.start(leader);
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> describe(admin).isr().stream()
+                    .map(Node::id).toList().contains(leader));
+            assertThat(KafkaRoundTrip.readValues(cluster.bootstrapServers(), TOPIC, 2))
+                    .containsExactly("before", "while a node is down");
+        }
+    }
+
+    @Test
+    void refusesAnAcknowledgementWhileOnlyOneOfThreeNodesRuns() throws Exception {
+        try (var cluster = KafkaCluster.start(TestDirectories.newDirectory("cluster"), KafkaCluster.nodesOnFreePorts(3),
+                Map.of());
+                var admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, Replication.of(3).factor())
+                    .configs(Replication.of(3).topicConfigs()))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> describe(admin).isr().size() == 3);
+            assertThat(cluster.kill(2)).isEqualTo(137);
+            assertThat(cluster.kill(3)).isEqualTo(137);
+
+            assertThat(acknowledged(cluster, "with one copy", Duration.ofSeconds(8))).isFalse();
+
+            cluster.start(2);
+            send(cluster, "with two copies again", Duration.ofSeconds(60));
+            cluster.start(3);
+            assertThat(KafkaRoundTrip.readValues(cluster.bootstrapServers(), TOPIC, 1))
+                    .containsExactly("with two copies again");
+        }
+    }
+
+    /** The topic's only partition: its leader and in-sync replicas. */
+    private static TopicPartitionInfo describe(Admin admin) throws Exception {
+        return admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC).partitions()
+                .get(0);
+    }
+
+    private static void send(KafkaCluster cluster, String value, Duration timeout) throws Exception {
+        assertThat(acknowledged(cluster, value, timeout)).as("%s acknowledged within %s", value, timeout).isTrue();
+    }
+
+    /**
+     * Whether an idempotent, acks=all send of {@code value} is acknowledged within {@code timeout}. Not the producer's
+     * own delivery timeout alone: without a controller quorum the producer cannot even get its producer id, and its
+     * send then never completes at all (seen: blocked for 15 minutes).
+     */
+    private static boolean acknowledged(KafkaCluster cluster, String value, Duration timeout) throws Exception {
+        Map<String, Object> config = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis() - 100,
+                ProducerConfig.LINGER_MS_CONFIG, 0);
+        var producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+        try {
+            producer.send(new ProducerRecord<>(TOPIC, "key", value)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        }
+        catch (java.util.concurrent.TimeoutException notAcknowledged) {
+            return false;
+        }
+        catch (ExecutionException e) {
+            assertThat(e.getCause()).as("a failure Kafka calls transient").isInstanceOf(RetriableException.class);
+            return false;
+        }
+        finally {
+            // Records still waiting are abandoned: they were never acknowledged.
+            producer.close(Duration.ZERO);
+        }
+    }
+}
