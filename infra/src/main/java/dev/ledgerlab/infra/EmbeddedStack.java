@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,10 +26,11 @@ public final class EmbeddedStack implements AutoCloseable {
     private final Settings settings;
     private final DirectoryLock lock;
     private final EmbeddedPostgres postgres;
-    private final KafkaServers kafka;
+    private final CompletableFuture<KafkaServers> kafka;
     private boolean closed;
 
-    private EmbeddedStack(Settings settings, DirectoryLock lock, EmbeddedPostgres postgres, KafkaServers kafka) {
+    private EmbeddedStack(Settings settings, DirectoryLock lock, EmbeddedPostgres postgres,
+            CompletableFuture<KafkaServers> kafka) {
         this.settings = settings;
         this.lock = lock;
         this.postgres = postgres;
@@ -102,6 +105,12 @@ public final class EmbeddedStack implements AutoCloseable {
             return new Settings(baseDirectory, postgresPort, kafkaPort, controllerPort, postgresSettings, fresh, nodes);
         }
 
+        /** Where Kafka's clients connect, known before it is up. */
+        public String bootstrapServers() {
+            return kafkaNodes == 1 ? Ports.LOOPBACK + ":" + kafkaPort : clusterNodes().stream()
+                    .map(KafkaCluster.Node::address).collect(java.util.stream.Collectors.joining(","));
+        }
+
         /** The cluster's nodes: node i on {@code kafkaPort + 10 * (i - 1)}, its controller likewise. */
         public List<KafkaCluster.Node> clusterNodes() {
             return KafkaCluster.nodes(kafkaNodes, kafkaPort, controllerPort);
@@ -117,10 +126,30 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     /**
-     * Starts PostgreSQL, then Kafka; if Kafka fails, PostgreSQL is stopped again.
+     * Starts PostgreSQL and Kafka side by side and returns once both serve; if either fails, the other is stopped
+     * again.
      */
     public static EmbeddedStack start(Settings settings) {
         long started = System.nanoTime();
+        var stack = begin(settings);
+        try {
+            stack.kafka();
+        }
+        catch (RuntimeException e) {
+            stack.close();
+            throw e;
+        }
+        log.info("Embedded stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000,
+                settings.baseDirectory());
+        return stack;
+    }
+
+    /**
+     * Starts Kafka on a thread of its own and PostgreSQL on this one, and returns once PostgreSQL serves: what needs
+     * only the database (the command API, its migrations) can start while Kafka still is; {@link #kafka()} waits for
+     * it. Kafka's address is known before it is up ({@link Settings#bootstrapServers()}).
+     */
+    public static EmbeddedStack begin(Settings settings) {
         DirectoryLock lock = DirectoryLock.acquire(settings.baseDirectory().resolve(LOCK_FILE));
         try {
             if (settings.fresh()) {
@@ -129,25 +158,37 @@ public final class EmbeddedStack implements AutoCloseable {
                         OsUser.forDataDirectory(settings.postgresDirectory()));
                 Directories.deleteContents(settings.baseDirectory(), Set.of(LOCK_FILE));
             }
-            EmbeddedPostgres postgres = EmbeddedPostgres.startLocked(settings.postgresDirectory(),
-                    settings.postgresPort(), settings.postgresSettings());
-            KafkaServers kafka;
-            try {
-                kafka = startKafka(settings);
-            }
-            catch (RuntimeException e) {
-                postgres.close();
-                throw e;
-            }
-            log.info("Embedded stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000,
-                    settings.baseDirectory());
-            return new EmbeddedStack(settings, lock, postgres, kafka);
         }
         catch (IOException e) {
             lock.close();
             throw new UncheckedIOException("cannot prepare " + settings.baseDirectory(), e);
         }
         catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+        var kafka = new CompletableFuture<KafkaServers>();
+        var starter = new Thread(() -> {
+            try {
+                kafka.complete(startKafka(settings));
+            }
+            catch (Throwable e) {
+                kafka.completeExceptionally(e);
+            }
+        }, "embedded-kafka-start");
+        starter.start();
+        try {
+            var postgres = EmbeddedPostgres.startLocked(settings.postgresDirectory(), settings.postgresPort(),
+                    settings.postgresSettings());
+            return new EmbeddedStack(settings, lock, postgres, kafka);
+        }
+        catch (RuntimeException e) {
+            kafka.handle((started, failed) -> {
+                if (started != null) {
+                    started.close();
+                }
+                return null;
+            }).join();
             lock.close();
             throw e;
         }
@@ -227,8 +268,15 @@ public final class EmbeddedStack implements AutoCloseable {
         return postgres;
     }
 
+    /** Kafka, once it serves: waits while it is still starting. */
     public KafkaServers kafka() {
-        return kafka;
+        try {
+            return kafka.join();
+        }
+        catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime
+                    : new IllegalStateException("Kafka did not start", e.getCause());
+        }
     }
 
     public Settings settings() {
@@ -245,7 +293,13 @@ public final class EmbeddedStack implements AutoCloseable {
         }
         closed = true;
         try {
-            kafka.close();
+            // A Kafka still starting is waited for, then stopped; one that failed to start has nothing to stop.
+            kafka.handle((started, failed) -> {
+                if (started != null) {
+                    started.close();
+                }
+                return null;
+            }).join();
         }
         finally {
             try {

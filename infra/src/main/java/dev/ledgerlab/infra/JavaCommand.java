@@ -13,18 +13,18 @@ import java.util.jar.JarFile;
  * in tests and from an IDE, or, when this JVM runs from the lab's jar (Spring Boot's {@code PropertiesLauncher}, whose
  * nested jars no plain {@code -cp} can read), {@code java -Dloader.main=<class> -jar <that jar>}.
  */
-final class JavaCommand {
+public final class JavaCommand {
 
     static final String PROPERTIES_LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher";
 
     private JavaCommand() {
     }
 
-    static List<String> of(Class<?> main, List<String> jvmFlags, List<String> args) {
+    public static List<String> of(Class<?> main, List<String> jvmFlags, List<String> args) {
         return of(main.getName(), System.getProperty("java.class.path"), jvmFlags, args);
     }
 
-    static List<String> of(String main, String classpath, List<String> jvmFlags, List<String> args) {
+    public static List<String> of(String main, String classpath, List<String> jvmFlags, List<String> args) {
         var command = new ArrayList<String>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmFlags);

@@ -4,13 +4,15 @@ import dev.ledgerlab.infra.EmbeddedStack;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The lab's own command-line options; every other argument goes to the services as Spring Boot properties.
  *
  * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
  */
-record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String bind, List<String> passThrough) {
+record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String bind, Set<String> services,
+        List<String> passThrough) {
 
     /** The services listen on the loopback interface only, unless told otherwise. */
     static final String DEFAULT_BIND = "127.0.0.1";
@@ -29,6 +31,9 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
               --projector-port=N        default 8081
               --relay-port=N            default 8082
               --bind=ADDRESS            where the services listen, default %s (this machine only)
+              --services=LIST           which to start, default command-api,outbox-relay,projector
+              --postgres-setting=N=V    a PostgreSQL server setting (repeatable), e.g. fsync=off for speed at
+                                        the cost of durability
               --help                    this text
             """.formatted(EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT, EmbeddedStack.Settings.DEFAULT_KAFKA_PORT,
             EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT, DEFAULT_BIND);
@@ -44,6 +49,8 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         int kafkaNodes = 1;
         boolean fresh = false;
         var bind = DEFAULT_BIND;
+        Set<String> services = Set.of(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY, LabServices.PROJECTOR);
+        var postgresSettings = new java.util.LinkedHashMap<String, String>();
         var passThrough = new ArrayList<String>();
         for (var arg : args) {
             var eq = arg.indexOf('=');
@@ -60,6 +67,14 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
                 case "--projector-port" -> projectorPort = port(name, value);
                 case "--relay-port" -> relayPort = port(name, value);
                 case "--bind" -> bind = required(name, value);
+                case "--services" -> services = services(name, value);
+                case "--postgres-setting" -> {
+                    var setting = required(name, value).split("=", 2);
+                    if (setting.length != 2 || setting[0].isBlank()) {
+                        throw new IllegalArgumentException(name + " takes NAME=VALUE, not " + value);
+                    }
+                    postgresSettings.put(setting[0], setting[1]);
+                }
                 case "--help", "-h" -> throw new IllegalArgumentException(USAGE);
                 default -> {
                     if (!arg.startsWith("--") || value == null) {
@@ -75,7 +90,10 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
                 .withControllerPort(controllerPort)
                 .withFresh(fresh)
                 .withKafkaNodes(kafkaNodes);
-        return new LabOptions(stack, new LabServices.Ports(commandApiPort, projectorPort, relayPort), bind,
+        for (var setting : postgresSettings.entrySet()) {
+            stack = stack.withPostgresSetting(setting.getKey(), setting.getValue());
+        }
+        return new LabOptions(stack, new LabServices.Ports(commandApiPort, projectorPort, relayPort), bind, services,
                 List.copyOf(passThrough));
     }
 
@@ -84,6 +102,18 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
             throw new IllegalArgumentException(name + " needs a value, e.g. " + name + "=...");
         }
         return value;
+    }
+
+    private static Set<String> services(String name, String value) {
+        var all = List.of(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY, LabServices.PROJECTOR);
+        var chosen = new java.util.LinkedHashSet<String>();
+        for (var service : required(name, value).split(",")) {
+            if (!all.contains(service.strip())) {
+                throw new IllegalArgumentException(name + " takes " + String.join(", ", all) + ", not " + service);
+            }
+            chosen.add(service.strip());
+        }
+        return Set.copyOf(chosen);
     }
 
     private static int kafkaNodes(String name, String value) {

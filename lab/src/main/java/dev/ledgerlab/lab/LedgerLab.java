@@ -37,12 +37,13 @@ public final class LedgerLab implements AutoCloseable {
         System.out.println(lab.banner((System.nanoTime() - started) / 1_000_000));
     }
 
+    /** PostgreSQL and Kafka side by side, the command API as soon as PostgreSQL serves, the rest once Kafka does. */
     static LedgerLab start(LabOptions options) {
-        var stack = EmbeddedStack.start(options.stack());
+        var stack = EmbeddedStack.begin(options.stack());
         try {
             var postgres = stack.postgres();
             var infrastructure = new LabServices.Infrastructure(postgres.jdbcUrl(), postgres.username(),
-                    postgres.password(), stack.kafka().bootstrapServers());
+                    postgres.password(), options.stack().bootstrapServers());
             var operator = OperatorPassword.choose(options.passThrough(), System.getenv(),
                     stack.settings().baseDirectory());
             var args = new java.util.ArrayList<>(operator.into(options.passThrough()));
@@ -55,8 +56,8 @@ public final class LedgerLab implements AutoCloseable {
                     args.add("--" + property + "=" + nodes);
                 }
             }
-            return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), args), operator,
-                    options.bind());
+            return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), args, options.services(),
+                    stack::kafka), operator, options.bind());
         } catch (RuntimeException e) {
             stack.close();
             throw e;
@@ -65,25 +66,39 @@ public final class LedgerLab implements AutoCloseable {
 
     String banner(long startMillis) {
         var postgres = stack.postgres();
-        var commandApi = LabServices.port(services.commandApi());
-        var projector = LabServices.port(services.projector());
-        var relay = LabServices.port(services.relay());
-        return """
+        var lines = new StringBuilder("""
 
                 Ledger Lab is up in %.1f s. Data: %s (a restart continues from it; --fresh starts afresh)
-                  command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals, POST /transfers
-                  projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status
-                  outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)
-                  pipeline page http://localhost:%d/  watch a deposit travel, lag charts, replays (operator)
+                """.formatted(startMillis / 1000.0, stack.settings().baseDirectory()));
+        if (services.commandApi() != null) {
+            lines.append("  command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals,"
+                    .formatted(LabServices.port(services.commandApi())) + " POST /transfers\n");
+        }
+        if (services.projector() != null) {
+            int projector = LabServices.port(services.projector());
+            lines.append("  projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status\n"
+                    .formatted(projector));
+        }
+        if (services.relay() != null) {
+            lines.append("  outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)\n"
+                    .formatted(LabServices.port(services.relay())));
+        }
+        if (services.projector() != null) {
+            lines.append("  pipeline page http://localhost:%d/  watch a deposit travel, lag charts, replays (operator)\n"
+                    .formatted(LabServices.port(services.projector())));
+        }
+        lines.append("""
                   PostgreSQL    %s   user %s, schemas ledger and projection
                   Kafka         %s   topic accounts.events%s
                   operator      user operator, password %s (%s)
                 The services listen on %s only (--bind=ADDRESS to change).
-                Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{"owner":"alice"}'
-                Stop: Ctrl-C
-                """.formatted(startMillis / 1000.0, stack.settings().baseDirectory(), commandApi, projector, relay,
-                projector, postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), kafkaNodes(),
-                operator.password(), operator.source(), bind, commandApi);
+                """.formatted(postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), kafkaNodes(),
+                operator.password(), operator.source(), bind));
+        if (services.commandApi() != null) {
+            lines.append("Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{\"owner\":\"alice\"}'\n"
+                    .formatted(LabServices.port(services.commandApi())));
+        }
+        return lines.append("Stop: Ctrl-C\n").toString();
     }
 
     /** For a cluster: what each copy means, and each node with its process. */

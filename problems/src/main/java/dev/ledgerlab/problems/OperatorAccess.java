@@ -5,6 +5,8 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.Authentication;
@@ -39,14 +41,28 @@ public class OperatorAccess {
     }
 
     /**
+     * The requests of a service that no credentials change in any way (its commands, its balance reads): they skip
+     * Spring Security's filter chain altogether instead of passing a dozen filters that decide nothing for them
+     * (measured: a sixth of a deposit's CPU in the command API, with the chain's observations). Everything else, the
+     * operator calls, actuator, any call that answers the operator differently, still passes the chain. These
+     * responses carry the two headers of the chain's that matter to a JSON API, {@code X-Content-Type-Options:
+     * nosniff} and {@code Cache-Control: no-store} ({@link OpenCallHeaders}).
+     */
+    public record OpenCalls(RequestMatcher requests) {
+    }
+
+    /**
      * @param problems the service's exception resolver, through which the refusals become problems
      */
     @Bean
     SecurityFilterChain operatorSecurityFilterChain(HttpSecurity http, @Value("${" + PASSWORD_PROPERTY + ":}") String password,
-            ObjectProvider<OperatorCalls> calls, @Qualifier("handlerExceptionResolver") HandlerExceptionResolver problems)
+            ObjectProvider<OperatorCalls> calls, ObjectProvider<OpenCalls> open,
+            @Qualifier("handlerExceptionResolver") HandlerExceptionResolver problems)
             throws Exception {
         boolean configured = !password.isBlank();
         RequestMatcher operatorCalls = calls.getIfAvailable(() -> new OperatorCalls(request -> false)).requests();
+        RequestMatcher openCalls = open.getIfAvailable(() -> new OpenCalls(request -> false)).requests();
+        http.securityMatcher(request -> !openCalls.matches(request) || operatorCalls.matches(request));
         AuthenticationEntryPoint refuse = (request, response, e) -> problems.resolveException(request, response,
                 null, configured
                         ? new ApiProblem(ProblemType.OPERATOR_CREDENTIALS_REQUIRED, "HTTP Basic credentials of user "
@@ -68,6 +84,15 @@ public class OperatorAccess {
                     requests.anyRequest().permitAll();
                 });
         return http.build();
+    }
+
+    /** The headers the security chain would have written, on the open calls that skip it. */
+    @Bean
+    FilterRegistrationBean<OpenCallHeaders> openCallHeaders(ObjectProvider<OpenCalls> open) {
+        var registration = new FilterRegistrationBean<>(new OpenCallHeaders(
+                open.getIfAvailable(() -> new OpenCalls(request -> false)).requests()));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        return registration;
     }
 
     /**

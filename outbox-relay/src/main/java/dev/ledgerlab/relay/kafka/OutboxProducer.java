@@ -19,6 +19,15 @@ public final class OutboxProducer {
      */
     public static Producer<String, String> create(String bootstrapServers, String clientId, Duration linger,
             Duration deliveryTimeout) {
+        return create(bootstrapServers, clientId, linger, deliveryTimeout, "lz4");
+    }
+
+    /**
+     * The same with another compression ({@code none}, {@code gzip}, {@code lz4}, {@code zstd}): for the benchmark's
+     * producer experiment, which varies it and linger on exactly these settings.
+     */
+    public static Producer<String, String> create(String bootstrapServers, String clientId, Duration linger,
+            Duration deliveryTimeout, String compression) {
         // Kafka insists on delivery.timeout.ms >= linger.ms + request.timeout.ms.
         var requestTimeout = Duration.ofSeconds(30).compareTo(deliveryTimeout.minus(linger)) < 0
                 ? Duration.ofSeconds(30) : deliveryTimeout.minus(linger);
@@ -30,7 +39,7 @@ public final class OutboxProducer {
                 // Broker-side de-duplication of the producer's own retries, which also keeps order per partition
                 // with several requests in flight.
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4",
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, compression,
                 ProducerConfig.LINGER_MS_CONFIG, Long.toString(linger.toMillis()),
                 // A send still unacknowledged after this fails its batch: the engine restarts and publishes it again.
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()),

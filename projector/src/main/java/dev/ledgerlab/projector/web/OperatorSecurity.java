@@ -31,6 +31,12 @@ class OperatorSecurity {
                 call(HttpMethod.GET, "/pipeline/operator")));
     }
 
+    /** Balance reads (with their read-your-writes wait) are the hot path and answer everyone alike. */
+    @Bean
+    OperatorAccess.OpenCalls openCalls() {
+        return new OperatorAccess.OpenCalls(call(HttpMethod.GET, "/accounts/*/balance"));
+    }
+
     private static RequestMatcher call(HttpMethod method, String path) {
         return PathPatternRequestMatcher.withDefaults().matcher(method, path);
     }

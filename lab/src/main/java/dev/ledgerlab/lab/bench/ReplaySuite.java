@@ -1,4 +1,4 @@
-package dev.ledgerlab.projector.bench;
+package dev.ledgerlab.lab.bench;
 
 import dev.ledgerlab.events.AccountEvent;
 import dev.ledgerlab.events.AccountOpened;
@@ -11,6 +11,7 @@ import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.projector.replay.Progress;
 import dev.ledgerlab.projector.replay.ReplayQueries;
 import dev.ledgerlab.projector.replay.Replays;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -34,7 +35,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.awaitility.Awaitility;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -42,50 +42,44 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Replay rate against the rate of a bare consumer of the same topic, measured in one run on one machine:
  * <ol>
- *   <li>an embedded PostgreSQL (fsync off unless {@code --fsync=on}) and Kafka broker in a scratch directory;</li>
- *   <li>{@code --events} valid envelopes over {@code --accounts} accounts, versions contiguous per account,
- *       produced straight into {@code accounts.events} as the relay would (key = account, lz4, acks=all);</li>
- *   <li>a bare KafkaConsumer reads the whole topic from offset zero, without and with a Jackson parse of each
- *       value (EventCodec, as the projector parses), {@code --runs} times each;</li>
- *   <li>the projector starts, projects the log, then replays it in place {@code --runs} times;</li>
- *   <li>a shadow rebuild of the same log while a light live load (deposits) keeps arriving.</li>
+ *   <li>an embedded PostgreSQL and Kafka broker in a scratch directory, PostgreSQL durable as the lab runs it unless
+ *       the benchmark is told otherwise;</li>
+ *   <li>the events (valid envelopes over 10,000 accounts, versions contiguous per account) produced straight into
+ *       {@code accounts.events} as the relay would (key = account, lz4, acks=all);</li>
+ *   <li>a bare KafkaConsumer reads the whole topic from offset zero, without and with a Jackson parse of each value
+ *       (EventCodec, as the projector parses), as often as every measurement is repeated;</li>
+ *   <li>the projector (in this JVM, with its own settings) projects the log, then replays it in place as often;</li>
+ *   <li>a shadow rebuild of the same log while a light live load of deposits keeps arriving.</li>
  * </ol>
- * Every figure is printed; the check at the end compares every projected balance with the fold of what was produced.
+ * Every projected balance is checked against the fold of what was produced.
  */
-public final class ReplayBenchmark {
+final class ReplaySuite {
 
     private static final String TOPIC = "accounts.events";
 
-    private final Map<String, String> options;
+    private final BenchOptions bench;
+    private final Report report;
+    private final Path work;
     private final int events;
-    private final int accounts;
-    private final int partitions;
+    private final int accounts = 10_000;
+    private final int partitions = 6;
     private final int runs;
     private UUID[] ids;
     private long[] balances;
     private long[] versions;
 
-    private ReplayBenchmark(Map<String, String> options) {
-        this.options = options;
-        this.events = Integer.parseInt(options.getOrDefault("events", "1000000"));
-        this.accounts = Integer.parseInt(options.getOrDefault("accounts", "10000"));
-        this.partitions = Integer.parseInt(options.getOrDefault("partitions", "6"));
-        this.runs = Integer.parseInt(options.getOrDefault("runs", "3"));
+    ReplaySuite(BenchOptions bench, Report report, Path work) {
+        this.bench = bench;
+        this.report = report;
+        this.work = work;
+        this.events = bench.replayEvents();
+        this.runs = bench.repetitions();
     }
 
-    public static void main(String[] args) throws Exception {
-        var options = new HashMap<String, String>();
-        for (var arg : args) {
-            var parts = arg.replaceFirst("^--", "").split("=", 2);
-            options.put(parts[0], parts.length > 1 ? parts[1] : "true");
-        }
-        new ReplayBenchmark(options).run();
-        System.exit(0);
-    }
-
-    private void run() throws Exception {
-        boolean fsync = "on".equals(options.get("fsync"));
-        var settings = EmbeddedStack.Settings.under(EmbeddedStack.scratchDirectory("replay-bench")).withFreePorts()
+    void run() throws Exception {
+        boolean fsync = bench.fsync();
+        var settings = EmbeddedStack.Settings.under(work.resolve("replay-" + UUID.randomUUID().toString().substring(0, 8)))
+                .withFreePorts()
                 .withPostgresSetting("fsync", fsync ? "on" : "off")
                 .withPostgresSetting("synchronous_commit", fsync ? "on" : "off").withFresh(true);
         try (var stack = EmbeddedStack.start(settings)) {
@@ -97,7 +91,7 @@ public final class ReplayBenchmark {
 
             var raw = new ArrayList<Double>();
             var parsed = new ArrayList<Double>();
-            for (int run = 0; run < (options.containsKey("skip-bare") ? 0 : runs); run++) {
+            for (int run = 0; run < runs; run++) {
                 raw.add(bareConsumer(bootstrap, false));
                 parsed.add(bareConsumer(bootstrap, true));
             }
@@ -122,25 +116,24 @@ public final class ReplayBenchmark {
                 verify(jdbc);
 
                 double rebuildSeconds = Double.NaN;
-                if (!options.containsKey("skip-rebuild")) {
+                if (!bench.quick()) {
                     rebuildSeconds = rebuildUnderLoad(replays, queries, bootstrap);
                     awaitCaughtUp(jdbc);
                     verify(jdbc);
                 }
 
-                double bareRaw = median(raw);
-                double bareParsed = median(parsed);
-                double replay = median(replayRates);
-                System.out.printf("%n== %,d events over %,d accounts, %d partitions, PostgreSQL fsync %s, "
-                        + "max.poll.records %s, concurrency %s (medians of %d)%n", events, accounts, partitions,
-                        fsync ? "on" : "off", options.getOrDefault("max-poll-records", "(projector.yml)"),
-                        options.getOrDefault("concurrency", "1"), runs);
-                System.out.printf("bare consumer, no parse      %,12.0f events/s   %s%n", bareRaw, raw);
-                System.out.printf("bare consumer, Jackson parse %,12.0f events/s   %s%n", bareParsed, parsed);
-                System.out.printf("projector replay             %,12.0f events/s   %s%n", replay, replayRates);
-                System.out.printf("replay / bare with parse     %12.2f%n", replay / bareParsed);
-                System.out.printf("replay / bare without parse  %12.2f%n", replay / bareRaw);
-                System.out.printf("shadow rebuild under load    %12.2f s%n", rebuildSeconds);
+                double bareRaw = Stats.median(raw);
+                double bareParsed = Stats.median(parsed);
+                double replay = Stats.median(replayRates);
+                System.out.printf("replay of %,d events over %,d accounts, %d partitions: bare consumer %,.0f/s,"
+                        + " with parse %,.0f/s, replay %,.0f/s = %.2f of the parsing consumer; shadow rebuild under"
+                        + " load %.1f s%n", events, accounts, partitions, bareRaw, bareParsed, replay,
+                        replay / bareParsed, rebuildSeconds);
+                report.put("replay.events", events).put("replay.rate", replay).put("replay.rates", replayRates)
+                        .put("replay.bare_consumer_rate", bareRaw).put("replay.bare_consumer_parse_rate", bareParsed)
+                        .put("replay.bare_consumer_parse_rates", parsed)
+                        .put("replay.ratio", replay / bareParsed).put("replay.ratio_without_parse", replay / bareRaw)
+                        .put("replay.rebuild_under_load_s", rebuildSeconds);
             } finally {
                 projector.close();
             }
@@ -202,7 +195,7 @@ public final class ReplayBenchmark {
         var props = new HashMap<String, Object>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, options.getOrDefault("max-poll-records", "500"));
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
         try (var consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
             var assigned = new ArrayList<TopicPartition>();
             for (int p = 0; p < partitions; p++) {
@@ -232,27 +225,22 @@ public final class ReplayBenchmark {
             String bootstrap) {
         var args = new ArrayList<>(List.of("--spring.datasource.url=" + jdbcUrl, "--spring.datasource.username=" + user,
                 "--spring.datasource.password=" + password, "--spring.kafka.bootstrap-servers=" + bootstrap,
-                "--server.port=0", "--projector.replay.progress-interval=2s",
-                "--projector.concurrency=" + options.getOrDefault("concurrency", "1")));
-        // Any projector or Spring property passes through: --spring.kafka.consumer.properties.fetch.min.bytes=...
-        options.forEach((key, value) -> {
-            if (key.startsWith("spring.") || key.startsWith("projector.")) {
-                args.add("--" + key + "=" + value);
-            }
-        });
-        if (options.containsKey("max-poll-records")) {
-            args.add("--spring.kafka.consumer.max-poll-records=" + options.get("max-poll-records"));
-        }
+                "--server.port=0", "--projector.replay.progress-interval=2s", "--spring.main.banner-mode=off"));
         return new SpringApplicationBuilder(ProjectorApplication.class)
                 .properties("spring.config.name=" + ProjectorApplication.CONFIG_NAME)
                 .run(args.toArray(String[]::new));
     }
 
     private void awaitCaughtUp(JdbcTemplate jdbc) {
-        Awaitility.await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100)).until(() ->
-                jdbc.queryForObject(
-                        "SELECT coalesce(sum(next_offset), 0) FROM projection.offsets WHERE group_id = 'projection'",
-                        Long.class) >= producedSoFar());
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+        while (jdbc.queryForObject(
+                "SELECT coalesce(sum(next_offset), 0) FROM projection.offsets WHERE group_id = 'projection'",
+                Long.class) < producedSoFar()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the projection did not catch up within 30 minutes");
+            }
+            Pause.millis(100);
+        }
     }
 
     private long producedSoFar() {
@@ -264,14 +252,23 @@ public final class ReplayBenchmark {
     }
 
     private static Progress await(ReplayQueries replays, long id) {
-        return Awaitility.await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> replays.progress(id), progress -> !"running".equals(progress.state()));
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+        while (true) {
+            var progress = replays.progress(id);
+            if (!"running".equals(progress.state())) {
+                return progress;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("replay " + id + " did not end within 30 minutes");
+            }
+            Pause.millis(50);
+        }
     }
 
     /** A rebuild while deposits keep arriving at a light, steady pace: time from the request to the swap. */
     private double rebuildUnderLoad(Replays replays, ReplayQueries queries, String bootstrap) throws Exception {
         var sent = new AtomicLong();
-        int perSecond = Integer.parseInt(options.getOrDefault("load", "200"));
+        int perSecond = 200;
         var random = new Random(7);
         var producer = producer(bootstrap);
         // A steady rate of deposits per second, scheduled: the live load is paced by the clock, not by sleeps.
@@ -317,13 +314,5 @@ public final class ReplayBenchmark {
     private static void report(String what, long count, long startNanos) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         System.out.printf("%s: %,d events in %.2f s = %,.0f events/s%n", what, count, seconds, count / seconds);
-    }
-
-    private static double median(List<Double> values) {
-        if (values.isEmpty()) {
-            return Double.NaN;
-        }
-        var sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
     }
 }

@@ -1,0 +1,260 @@
+package dev.ledgerlab.lab.bench;
+
+import dev.ledgerlab.infra.EmbeddedStack;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * The lab as its users run it, through {@code ./ledger-lab} (unpacked jar, class data archive, lab/jvm.options;
+ * without the build, which the bench's own start did), in a process of its own on free ports: so that its start is
+ * measured from the process's birth, its memory is its own, and the load the benchmark generates does not run
+ * inside it. The script ends in {@code exec java}, so the process is the lab's JVM.
+ */
+final class LabProcess implements AutoCloseable {
+
+    private static final Pattern UP = Pattern.compile("Ledger Lab is up in ([0-9.]+) s");
+    private static final Path SCRIPT = Path.of("ledger-lab");
+    private static final Path ARCHIVE = Path.of("lab", "target", "app", "classes.jsa");
+    private static final Path JAR = Path.of("lab", "target", "ledger-lab.jar");
+
+    private final Process process;
+    private final Path output;
+    private final long spawnedNanos;
+    private final int postgresPort;
+    private final int kafkaPort;
+    private final int commandApiPort;
+    private final int projectorPort;
+    private final int relayPort;
+    private long readyNanos;
+
+    private LabProcess(Process process, Path output, long spawnedNanos, int[] ports) {
+        this.process = process;
+        this.output = output;
+        this.spawnedNanos = spawnedNanos;
+        this.postgresPort = ports[0];
+        this.kafkaPort = ports[1];
+        this.commandApiPort = ports[3];
+        this.projectorPort = ports[4];
+        this.relayPort = ports[5];
+    }
+
+    /**
+     * Starts a lab on fresh data in {@code dataDirectory} with these services and extra arguments, and waits until
+     * it prints that it is up.
+     */
+    static LabProcess start(Path dataDirectory, String services, List<String> extraArgs) {
+        int[] ports = new int[6];
+        for (int i = 0; i < ports.length; i++) {
+            int port;
+            do {
+                port = EmbeddedStack.freePort();
+            } while (contains(ports, port));
+            ports[i] = port;
+        }
+        var args = new ArrayList<>(List.of("--data-dir=" + dataDirectory, "--fresh", "--postgres-port=" + ports[0],
+                "--kafka-port=" + ports[1], "--controller-port=" + ports[2], "--command-api-port=" + ports[3],
+                "--projector-port=" + ports[4], "--relay-port=" + ports[5], "--services=" + services));
+        args.addAll(extraArgs);
+        var output = dataDirectory.resolveSibling(dataDirectory.getFileName() + ".log");
+        try {
+            Files.createDirectories(dataDirectory.getParent());
+            long spawned = System.nanoTime();
+            var command = new ArrayList<String>();
+            command.add(SCRIPT.toAbsolutePath().toString());
+            command.addAll(args);
+            var builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(Redirect.to(output.toFile()));
+            builder.environment().put("LEDGER_LAB_SKIP_BUILD", "1");
+            var process = builder.start();
+            var lab = new LabProcess(process, output, spawned, ports);
+            lab.awaitUp();
+            return lab;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot start the lab", e);
+        }
+    }
+
+    /**
+     * Makes sure the script's class data archive exists before anything is measured: the first start after a build
+     * runs without it and writes it when the lab stops (the users' second start is the one measured, like every
+     * start after it). Says so when it does.
+     */
+    static void prepareClassArchive(Path work) {
+        if (!Files.isRegularFile(SCRIPT)) {
+            throw new IllegalStateException("run the benchmark from the project's directory, as ./ledger-lab bench");
+        }
+        try {
+            // The script unpacks the jar again, without the archive, after every build.
+            if (Files.isRegularFile(ARCHIVE)
+                    && Files.getLastModifiedTime(ARCHIVE).compareTo(Files.getLastModifiedTime(JAR)) > 0) {
+                return;
+            }
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try (var lab = start(work.resolve("archive"), "command-api,outbox-relay,projector", List.of())) {
+            System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
+                    lab.readySeconds());
+        }
+        if (!Files.isRegularFile(ARCHIVE)) {
+            throw new IllegalStateException("the lab stopped without writing " + ARCHIVE);
+        }
+    }
+
+    private static boolean contains(int[] ports, int port) {
+        for (int p : ports) {
+            if (p == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The lab's own JVM settings, lab/jvm.options, as the jar carries them. */
+    static List<String> labJvmFlags() {
+        try (InputStream in = LabProcess.class.getResourceAsStream("/dev/ledgerlab/lab/jvm.options")) {
+            if (in == null) {
+                throw new IllegalStateException("jvm.options is not on the classpath: build the lab jar first");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
+                    .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void awaitUp() {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (System.nanoTime() < deadline) {
+            if (UP.matcher(output()).find()) {
+                readyNanos = System.nanoTime();
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the lab exited with " + process.exitValue() + ":\n" + tail());
+            }
+            Pause.millis(20);
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException("the lab was not up within 3 minutes:\n" + tail());
+    }
+
+    /** Seconds from the process's start to the lab's "up" line: JVM start, PostgreSQL, Kafka, every service. */
+    double readySeconds() {
+        return (readyNanos - spawnedNanos) / 1e9;
+    }
+
+    long spawnedNanos() {
+        return spawnedNanos;
+    }
+
+    String output() {
+        try {
+            return Files.readString(output, StandardCharsets.UTF_8);
+        }
+        catch (IOException e) {
+            return "";
+        }
+    }
+
+    private String tail() {
+        var lines = output().lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    }
+
+    /** Resident memory of the lab's JVM (VmRSS), in MiB. */
+    double residentMib() {
+        try {
+            for (var line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException("no VmRSS for pid " + process.pid());
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /**
+     * CPU seconds the lab JVM's JIT compiler threads (C1, C2) have used so far, from /proc: while they keep
+     * working, the lab is not yet running the code it will run once warm.
+     */
+    double compilerCpuSeconds() {
+        double ticks = 0;
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
+            for (var task : tasks.toList()) {
+                try {
+                    var name = Files.readString(task.resolve("comm")).strip();
+                    if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+                        var stat = Files.readString(task.resolve("stat"));
+                        var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
+                        ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    }
+                }
+                catch (IOException gone) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        // Linux reports these in clock ticks of USER_HZ, 100 per second on every common kernel.
+        return ticks / 100.0;
+    }
+
+    String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + postgresPort + "/ledger";
+    }
+
+    String bootstrapServers() {
+        return "127.0.0.1:" + kafkaPort;
+    }
+
+    int commandApiPort() {
+        return commandApiPort;
+    }
+
+    int projectorPort() {
+        return projectorPort;
+    }
+
+    int relayPort() {
+        return relayPort;
+    }
+
+    /** SIGTERM, the lab's own clean stop; SIGKILL after a minute. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}
