@@ -78,6 +78,9 @@ final class Charts {
         x.setBase(2);
         x.setSmallestValue(1);
         x.setNumberFormatOverride(NumberFormat.getIntegerInstance());
+        // A fixed range, one tick per power of two: with one client count (--quick) the automatic range collapses.
+        x.setRange(0.7, 96);
+        x.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1));
         var y = new NumberAxis("commands per second");
         save(file, title, stamp, new XYPlot(data, x, y, renderer(lines.size(), true)));
     }
