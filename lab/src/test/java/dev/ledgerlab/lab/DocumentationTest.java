@@ -30,12 +30,12 @@ class DocumentationTest {
     private static final Pattern PROBLEM_ROW = Pattern.compile("(?m)^\\| (\\d{3}) \\| `urn:ledgerlab:problem:([a-z-]+)` \\|");
 
     /**
-     * Short enough to read in one sitting: 16 KiB until it had to say how to run on a Kafka cluster; every guarantee
-     * row links its test by path, which is most of the bytes.
+     * Short enough to read in one sitting: 16 KiB until it had to say how to run on a Kafka cluster, 18 until it had
+     * to show the benchmark's figures; every guarantee row links its test by path, which is most of the bytes.
      */
     @Test
-    void keepsTheReadmeUnderEighteenKilobytes() throws IOException {
-        assertThat(Files.size(ROOT.resolve("README.md"))).isLessThan(18 * 1024);
+    void keepsTheReadmeUnderTwentyKilobytes() throws IOException {
+        assertThat(Files.size(ROOT.resolve("README.md"))).isLessThan(20 * 1024);
     }
 
     @Test
