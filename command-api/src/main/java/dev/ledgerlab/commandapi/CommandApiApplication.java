@@ -7,8 +7,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.annotation.Import;
 
-// No operator calls of its own; the import checks the operator's credentials when given, and keeps Spring Security's
-// auto-configuration (on the lab's one classpath) from locking every endpoint.
+// No operator calls of its own; the import checks the operator's credentials when given (actuator, the API
+// description: commands and their reads skip the chain, OpenCommands), and keeps Spring Security's auto-configuration
+// (on the lab's one classpath) from locking every endpoint.
 @SpringBootApplication
 @ConfigurationPropertiesScan
 @Import({OperatorAccess.class, ApiDocumentation.class})
