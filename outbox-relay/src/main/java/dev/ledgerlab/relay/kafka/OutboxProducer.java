@@ -16,10 +16,12 @@ public final class OutboxProducer {
     /**
      * A new producer. The relay takes one per engine run: after a failed send an idempotent producer may be left in
      * a fatal state, and a fresh one is the simple way out.
+     *
+     * @param deadline how long the relay waits for an acknowledgement, and so how long {@code send} may block
      */
     public static Producer<String, String> create(String bootstrapServers, String clientId, Duration linger,
-            Duration deliveryTimeout) {
-        return create(bootstrapServers, clientId, linger, deliveryTimeout, "lz4");
+            Duration deadline) {
+        return create(bootstrapServers, clientId, linger, deadline, "lz4");
     }
 
     /**
@@ -27,26 +29,29 @@ public final class OutboxProducer {
      * producer experiment, which varies it and linger on exactly these settings.
      */
     public static Producer<String, String> create(String bootstrapServers, String clientId, Duration linger,
-            Duration deliveryTimeout, String compression) {
-        // Kafka insists on delivery.timeout.ms >= linger.ms + request.timeout.ms.
-        var requestTimeout = Duration.ofSeconds(30).compareTo(deliveryTimeout.minus(linger)) < 0
-                ? Duration.ofSeconds(30) : deliveryTimeout.minus(linger);
+            Duration deadline, String compression) {
         return new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.CLIENT_ID_CONFIG, clientId,
                 // Acknowledged means written to every in-sync replica: only then may the offset move.
                 ProducerConfig.ACKS_CONFIG, "all",
-                // Broker-side de-duplication of the producer's own retries, which also keeps order per partition
-                // with several requests in flight.
+                // Broker-side de-duplication of the producer's own retries.
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                // Order per partition, also when a send fails: what the log holds of this producer's sends must be
+                // the sends in their order, from the first, since the relay publishes again from the first one it
+                // gave up on. With several requests in flight a later batch can be appended while an earlier one is
+                // refused (seen after a leader moved: NOT_LEADER_OR_FOLLOWER, then the earlier one out of order),
+                // and a producer that expires a batch moves to a new epoch and appends the later ones (seen in the
+                // cluster proofs as a gap of 51 versions; OutboxProducerOrderTest forces it). So: one request at a
+                // time per broker, and no send ever expires on its own; retries are unlimited by default. The relay's
+                // deadline (OutboxPublisher) is what gives up, and it gives up on the whole rest of the batch.
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1",
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(Integer.MAX_VALUE),
                 ProducerConfig.COMPRESSION_TYPE_CONFIG, compression,
                 ProducerConfig.LINGER_MS_CONFIG, Long.toString(linger.toMillis()),
-                // A send still unacknowledged after this fails its batch: the engine restarts and publishes it again.
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()),
                 // How long send() itself may block, waiting for the topic's metadata while no broker answers (60 s by
-                // default, for every send of a batch): no longer than a send may take to be acknowledged.
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()),
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(requestTimeout.toMillis())),
+                // default, for every send of a batch): no longer than the relay waits for an acknowledgement.
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deadline.toMillis())),
                 new StringSerializer(), new StringSerializer());
     }
 }
