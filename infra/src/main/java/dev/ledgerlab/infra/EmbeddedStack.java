@@ -325,4 +325,9 @@ public final class EmbeddedStack implements AutoCloseable {
     public static int freePort() {
         return Ports.free();
     }
+
+    /** {@code count} ports that are free right now on the loopback interface, all different. */
+    public static int[] freePorts(int count) {
+        return Ports.free(count);
+    }
 }

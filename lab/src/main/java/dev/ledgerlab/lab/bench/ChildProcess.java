@@ -73,10 +73,16 @@ final class ChildProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        stop(process);
+    }
+
+    /** SIGTERM, and SIGKILL if the process is still there a minute later; returns once it is gone (or 30 s more). */
+    static void stop(Process process) {
         process.destroy();
         try {
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
             }
         }
         catch (InterruptedException e) {

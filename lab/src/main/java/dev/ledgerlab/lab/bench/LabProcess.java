@@ -52,14 +52,7 @@ final class LabProcess implements AutoCloseable {
      * it prints that it is up.
      */
     static LabProcess start(Path dataDirectory, String services, List<String> extraArgs) {
-        int[] ports = new int[6];
-        for (int i = 0; i < ports.length; i++) {
-            int port;
-            do {
-                port = EmbeddedStack.freePort();
-            } while (contains(ports, port));
-            ports[i] = port;
-        }
+        int[] ports = EmbeddedStack.freePorts(6);
         var args = new ArrayList<>(List.of("--data-dir=" + dataDirectory, "--fresh", "--postgres-port=" + ports[0],
                 "--kafka-port=" + ports[1], "--controller-port=" + ports[2], "--command-api-port=" + ports[3],
                 "--projector-port=" + ports[4], "--relay-port=" + ports[5], "--services=" + services));
@@ -110,15 +103,6 @@ final class LabProcess implements AutoCloseable {
         if (!Files.isRegularFile(ARCHIVE)) {
             throw new IllegalStateException("the lab stopped without writing " + ARCHIVE);
         }
-    }
-
-    private static boolean contains(int[] ports, int port) {
-        for (int p : ports) {
-            if (p == port) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The lab's own JVM settings, lab/jvm.options, as the jar carries them. */
@@ -245,16 +229,6 @@ final class LabProcess implements AutoCloseable {
     /** SIGTERM, the lab's own clean stop; SIGKILL after a minute. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(30, TimeUnit.SECONDS);
-            }
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+        ChildProcess.stop(process);
     }
 }
