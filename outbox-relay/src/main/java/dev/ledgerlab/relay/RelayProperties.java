@@ -24,7 +24,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param linger how long the producer waits to fill a batch; 0 sends at once, and records a Debezium batch hands over
  *     together still travel together while an earlier request is in flight
  * @param deliveryTimeout how long Kafka may take to acknowledge a batch, retries included, before it counts as failed
- *     and the engine restarts
+ *     and the engine restarts: the relay's own deadline (OutboxPublisher), since its producer never expires a send
+ *     itself (OutboxProducer); also how long a send may block waiting for metadata
  */
 @ConfigurationProperties("relay")
 public record RelayProperties(
