@@ -1,8 +1,12 @@
 package dev.ledgerlab.lab.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What {@code ./ledger-lab bench} was asked to do.
@@ -12,11 +16,14 @@ import java.util.List;
  * @param quick  shorter windows and fewer configurations: a check in under five minutes, not figures to publish
  * @param fsync  PostgreSQL's fsync and synchronous_commit, on as the lab runs it unless told otherwise
  * @param out    where the results go
+ * @param profile  record a Java Flight Recorder profile of every process measured, in DIR/profiles
  */
-record BenchOptions(String what, boolean quick, boolean fsync, Path out) {
+record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean profile) {
+
+    private static final AtomicInteger PROFILES = new AtomicInteger();
 
     static final String USAGE = """
-            Usage: ./ledger-lab bench [--quick] [--fsync=off] [--out=DIR] [all|commands|relay|replay|producer|rebalance]
+            Usage: ./ledger-lab bench [--quick] [--fsync=off] [--out=DIR] [--profile] [all|commands|relay|replay|producer|rebalance]
               all        the whole suite (default): commands, end-to-end latency, relay drain, replay, lab start and
                          memory, each against its baseline measured in the same run; writes DIR/latest.json, .md, .png
               commands   only the command path: throughput, latency, end to end, lab start and memory
@@ -27,6 +34,8 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out) {
               --quick    short windows, fewer configurations (under 5 minutes for the suite)
               --fsync=off  PostgreSQL without fsync and synchronous_commit (the results say so)
               --out=DIR  default bench-results
+              --profile  a Java Flight Recorder profile of each process measured (lab, relay, bare engine),
+                         DIR/profiles/<process>-<n>.jfr; read with jfr print --events jdk.ExecutionSample
             """;
 
     static BenchOptions parse(String... args) {
@@ -34,6 +43,7 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out) {
         boolean quick = false;
         boolean fsync = true;
         Path out = Path.of("bench-results");
+        boolean profile = false;
         for (var arg : args) {
             if (arg.equals("--quick")) {
                 quick = true;
@@ -44,6 +54,9 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out) {
             else if (arg.startsWith("--out=")) {
                 out = Path.of(arg.substring("--out=".length()));
             }
+            else if (arg.equals("--profile")) {
+                profile = true;
+            }
             else if (List.of("all", "commands", "relay", "replay", "producer", "rebalance").contains(arg)) {
                 what = arg;
             }
@@ -51,7 +64,7 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out) {
                 throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
             }
         }
-        return new BenchOptions(what, quick, fsync, out);
+        return new BenchOptions(what, quick, fsync, out, profile);
     }
 
     Duration warmup() {
@@ -103,5 +116,24 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out) {
 
     List<String> postgresArguments() {
         return fsync ? List.of() : List.of("--postgres-setting=fsync=off", "--postgres-setting=synchronous_commit=off");
+    }
+
+    /**
+     * The flags that record a profile of one measured process ({@code --profile}): the whole run at the profile
+     * settings, written when the process stops, one file per process (JDK 17's file names take no process id).
+     */
+    List<String> profileFlags(String process) {
+        if (!profile) {
+            return List.of();
+        }
+        var directory = out.toAbsolutePath().resolve("profiles");
+        try {
+            Files.createDirectories(directory);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        var file = directory.resolve(process + "-" + PROFILES.incrementAndGet() + ".jfr");
+        return List.of("-XX:StartFlightRecording=filename=" + file + ",settings=profile");
     }
 }

@@ -62,7 +62,7 @@ final class CommandSuite {
 
     private LabProcess startLab(String name, String services) {
         var dir = work.resolve(name + "-" + UUID.randomUUID().toString().substring(0, 8));
-        var lab = LabProcess.start(dir, services, options.postgresArguments());
+        var lab = LabProcess.start(dir, services, options.postgresArguments(), options.profileFlags("lab-" + name));
         System.out.printf("lab (%s) up in %.1f s, pid %d%n", services, lab.readySeconds(), lab.pid());
         return lab;
     }

@@ -49,9 +49,9 @@ final class LabProcess implements AutoCloseable {
 
     /**
      * Starts a lab on fresh data in {@code dataDirectory} with these services and extra arguments, and waits until
-     * it prints that it is up.
+     * it prints that it is up. {@code javaOptions} go to its JVM after lab/jvm.options, as LEDGER_LAB_JAVA_OPTS.
      */
-    static LabProcess start(Path dataDirectory, String services, List<String> extraArgs) {
+    static LabProcess start(Path dataDirectory, String services, List<String> extraArgs, List<String> javaOptions) {
         int[] ports = EmbeddedStack.freePorts(6);
         var args = new ArrayList<>(List.of("--data-dir=" + dataDirectory, "--fresh", "--postgres-port=" + ports[0],
                 "--kafka-port=" + ports[1], "--controller-port=" + ports[2], "--command-api-port=" + ports[3],
@@ -67,6 +67,10 @@ final class LabProcess implements AutoCloseable {
             var builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(Redirect.to(output.toFile()));
             builder.environment().put("LEDGER_LAB_SKIP_BUILD", "1");
+            if (!javaOptions.isEmpty()) {
+                builder.environment().merge("LEDGER_LAB_JAVA_OPTS", String.join(" ", javaOptions),
+                        (given, added) -> given + " " + added);
+            }
             var process = builder.start();
             var lab = new LabProcess(process, output, spawned, ports);
             lab.awaitUp();
@@ -96,7 +100,7 @@ final class LabProcess implements AutoCloseable {
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (var lab = start(work.resolve("archive"), "command-api,outbox-relay,projector", List.of())) {
+        try (var lab = start(work.resolve("archive"), "command-api,outbox-relay,projector", List.of(), List.of())) {
             System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
                     lab.readySeconds());
         }
@@ -105,14 +109,22 @@ final class LabProcess implements AutoCloseable {
         }
     }
 
-    /** The lab's own JVM settings, lab/jvm.options, as the jar carries them. */
+    /**
+     * The lab's own JVM settings, lab/jvm.options as the jar carries them, and what LEDGER_LAB_JAVA_OPTS adds to them
+     * (as ./ledger-lab adds it): the flags of every process the benchmark measures, and of its baselines.
+     */
     static List<String> labJvmFlags() {
         try (InputStream in = LabProcess.class.getResourceAsStream("/dev/ledgerlab/lab/jvm.options")) {
             if (in == null) {
                 throw new IllegalStateException("jvm.options is not on the classpath: build the lab jar first");
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
-                    .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+            var flags = new ArrayList<>(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#")).toList());
+            var added = System.getenv("LEDGER_LAB_JAVA_OPTS");
+            if (added != null && !added.isBlank()) {
+                flags.addAll(List.of(added.strip().split("\\s+")));
+            }
+            return List.copyOf(flags);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -225,7 +225,7 @@ final class RelaySuite {
 
     private ChildProcess relay(String jdbcUrl, String bootstrap, int port, Path base) {
         var process = ChildProcess.start("relay", JavaCommand.of(OutboxRelayApplication.class,
-                LabProcess.labJvmFlags(), List.of("--spring.datasource.url=" + jdbcUrl,
+                withProfile(LabProcess.labJvmFlags(), "relay"), List.of("--spring.datasource.url=" + jdbcUrl,
                         "--spring.flyway.user=postgres", "--spring.flyway.password=postgres",
                         "--spring.kafka.bootstrap-servers=" + bootstrap, "--server.port=" + port,
                         "--spring.main.banner-mode=off")), base);
@@ -235,10 +235,17 @@ final class RelaySuite {
 
     private ChildProcess bare(EmbeddedStack stack, Path offsets, int expect, Path base) {
         var url = URI.create(stack.postgres().jdbcUrl().substring("jdbc:".length()));
-        return ChildProcess.start("bare-engine", JavaCommand.of(BareEngineMain.class, LabProcess.labJvmFlags(),
+        return ChildProcess.start("bare-engine", JavaCommand.of(BareEngineMain.class,
+                withProfile(LabProcess.labJvmFlags(), "bare-engine"),
                 List.of("--host=" + url.getHost(), "--port=" + url.getPort(), "--database=ledger",
                         "--user=postgres", "--password=postgres", "--slot=bench_bare", "--publication=ledger_outbox",
                         "--offsets=" + offsets, "--expect=" + expect)), base);
+    }
+
+    private List<String> withProfile(List<String> flags, String process) {
+        var all = new ArrayList<>(flags);
+        all.addAll(options.profileFlags(process));
+        return all;
     }
 
     /** Waits until a relay has published {@code count} records since it started. */
