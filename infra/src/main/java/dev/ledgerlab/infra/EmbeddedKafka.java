@@ -126,8 +126,11 @@ public final class EmbeddedKafka implements KafkaServers {
         // Topics are created by whoever owns them (the relay its outbox topic, with its fixed partition count): a
         // consumer or producer that merely names a missing topic must not get one with the default single partition.
         config.put("auto.create.topics.enable", "false");
-        // The default 128 MiB compaction buffer is allocated up front; a lab's compacted topics are small.
-        config.put("log.cleaner.dedupe.buffer.size", Integer.toString(16 * 1024 * 1024));
+        // The cleaner's key map (24 bytes a key) is allocated when the broker starts and lives as long as it: the
+        // default 128 MiB would not fit the lab's heap, and 16 MiB was a sixth of its live set. The only compacted topic
+        // here is __consumer_offsets, a few keys per group and partition. Kafka requires more than 1 MiB per cleaner
+        // thread; 2 MiB holds about 80,000 keys.
+        config.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
         config.putAll(overrides);
         return config;
     }
