@@ -66,6 +66,15 @@ public final class KafkaCluster implements KafkaServers {
         }
     }
 
+    /**
+     * Broker sessions for tests, to pass as {@code settings}: the controller fences a node that stopped heartbeating
+     * after 4 s instead of Kafka's 9 s, and a node killed and started again registers that much sooner (it must wait
+     * for its old session to expire). Each scenario that kills a node waits for both; 4 s still leaves a node starved
+     * of CPU for a moment on two busy cores four heartbeats before it is fenced.
+     */
+    public static final Map<String, String> SHORT_SESSIONS = Map.of("broker.session.timeout.ms", "4000",
+            "broker.heartbeat.interval.ms", "1000");
+
     private final Path baseDirectory;
     private final List<Node> nodes;
     private final Map<Integer, NodeProcess> processes;

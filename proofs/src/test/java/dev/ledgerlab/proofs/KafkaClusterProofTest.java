@@ -28,13 +28,19 @@ import tools.jackson.databind.JsonNode;
  * {@code acks=all}, idempotent), under REST load from {@link Load#CLIENTS} client threads. Each scenario ends with the
  * independent checker and says how many records the relay published twice and the projector skipped.
  *
- * <p>The relay runs with {@code relay.delivery-timeout=10s} (2 minutes by default) so that a send the cluster cannot
- * acknowledge fails within the scenario, and the failure path (the engine restarting from its stored offset, the
- * batch published again) is what the proof exercises, not just a producer that waits.
+ * <p>In the two outage scenarios the relay runs with {@code relay.delivery-timeout=3s} (2 minutes by default) and
+ * engine restarts at most 2 s apart (30 s by default), so that a send the cluster cannot acknowledge fails within
+ * seconds, and the failure path (the engine restarting from its stored offset, the batch published again) is what the
+ * proof exercises, three times over, not just a producer that waits. The leader scenario keeps a 10 s delivery timeout:
+ * the controller fences a dead node after its 9 s session, and the proof is that the producer carries on through it.
  */
 class KafkaClusterProofTest {
 
-    private static final String DELIVERY_TIMEOUT = "--relay.delivery-timeout=10s";
+    /** Longer than the dead leader's fencing: the producer waits for the new leaders, nothing fails. */
+    private static final List<String> THROUGH_FENCING = List.of("--relay.delivery-timeout=10s");
+    /** Sends fail within seconds of the outage and the engine retries soon, on both sides of it. */
+    private static final List<String> FAIL_FAST = List.of("--relay.delivery-timeout=3s",
+            "--relay.restart-backoff-max=2s");
 
     private final ReplicatedKafka kafka = ReplicatedKafka.get();
 
@@ -51,7 +57,7 @@ class KafkaClusterProofTest {
     @Test
     void losesNothingAndCarriesOnWhenTheNodeLeadingMostPartitionsIsKilled() throws Exception {
         long seed = System.nanoTime();
-        try (var pipeline = pipeline("proof_cluster_leader")) {
+        try (var pipeline = pipeline("proof_cluster_leader", THROUGH_FENCING)) {
             var api = pipeline.commandApi();
             var started = pipeline.together(pipeline::relay, pipeline::projector);
             var relay = started.get(0);
@@ -116,8 +122,8 @@ class KafkaClusterProofTest {
     void acceptsCommandsWhileTheWholeClusterIsDownAndDrainsThemInOrderOnceItIsBack() throws Exception {
         long seed = System.nanoTime();
         var nodes = IntStream.rangeClosed(1, ReplicatedKafka.NODES).toArray();
-        // About half a minute without any broker, commands flowing all along.
-        var outage = outage("proof_cluster_down", seed, nodes, nodes, Duration.ofSeconds(30));
+        // At least 15 s without any broker, commands flowing all along.
+        var outage = outage("proof_cluster_down", seed, nodes, nodes, Duration.ofSeconds(15));
         System.out.printf("cluster down seed=%d: all %d nodes SIGKILLed, then started again; %s%n", seed,
                 nodes.length, outage);
     }
@@ -129,7 +135,7 @@ class KafkaClusterProofTest {
      */
     private String outage(String name, long seed, int[] killed, int[] returning, Duration atLeastDown)
             throws Exception {
-        try (var pipeline = pipeline(name)) {
+        try (var pipeline = pipeline(name, FAIL_FAST)) {
             var api = pipeline.commandApi();
             var started = pipeline.together(pipeline::relay, pipeline::projector);
             var relay = started.get(0);
@@ -162,9 +168,9 @@ class KafkaClusterProofTest {
         }
     }
 
-    private Pipeline pipeline(String name) {
+    private Pipeline pipeline(String name, List<String> relaySettings) {
         var args = new ArrayList<>(kafka.serviceArguments());
-        args.add(DELIVERY_TIMEOUT);
+        args.addAll(relaySettings);
         return Pipeline.isolated(kafka.infrastructure(), name, args.toArray(String[]::new));
     }
 

@@ -3,7 +3,6 @@ package dev.ledgerlab.testkit;
 import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.infra.KafkaCluster;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A real Kafka cluster of three KRaft nodes, each a process of its own ({@link KafkaCluster}), for the proofs about
@@ -30,7 +29,7 @@ public final class ReplicatedKafka {
             var postgres = TestInfrastructure.get();
             long started = System.nanoTime();
             var cluster = KafkaCluster.start(EmbeddedInfrastructure.newRunDirectory("kafka-cluster"),
-                    KafkaCluster.nodesOnFreePorts(NODES), Map.of());
+                    KafkaCluster.nodesOnFreePorts(NODES), KafkaCluster.SHORT_SESSIONS);
             Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "kafka-cluster-shutdown"));
             instance = new ReplicatedKafka(cluster, new Infrastructure(postgres.jdbcUrl(), postgres.username(),
                     postgres.password(), cluster.bootstrapServers()));
