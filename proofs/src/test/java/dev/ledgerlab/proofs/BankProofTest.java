@@ -55,11 +55,12 @@ class BankProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_bank");
-        api = pipeline.commandApi();
-        var started = pipeline.together(pipeline::relay, pipeline::projector, pipeline::projector);
-        relay = started.get(0);
-        projector = started.get(1);
-        victim = started.get(2);
+        var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector,
+                pipeline::projector);
+        api = started.get(0);
+        relay = started.get(1);
+        projector = started.get(2);
+        victim = started.get(3);
         accounts = Pipeline.openAccounts(api, ACCOUNTS);
         for (var account : accounts) {
             assertThat(Pipeline.deposit(api, account, FUNDS).status()).isEqualTo(200);

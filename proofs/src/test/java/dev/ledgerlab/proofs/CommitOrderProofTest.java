@@ -49,8 +49,7 @@ class CommitOrderProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_commit_order");
-        api = pipeline.commandApi();
-        pipeline.relay();
+        api = pipeline.together(pipeline::commandApi, pipeline::relay).get(0);
     }
 
     @AfterAll

@@ -34,8 +34,9 @@ class ConcurrencyProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_concurrency");
-        api = pipeline.commandApi();
-        projector = pipeline.together(pipeline::projector, pipeline::relay).get(0);
+        var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+        api = started.get(0);
+        projector = started.get(1);
     }
 
     @AfterAll

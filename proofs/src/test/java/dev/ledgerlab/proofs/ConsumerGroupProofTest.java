@@ -40,8 +40,9 @@ class ConsumerGroupProofTest {
     void sharesThePartitionsBetweenTwoProjectorsAndHandsThemOverWhenOneIsKilled() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_takeover")) {
-            var api = pipeline.commandApi();
-            var first = pipeline.together(pipeline::projector, pipeline::relay).get(0);
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+            var api = started.get(0);
+            var first = started.get(1);
             var second = pipeline.projector();
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 var a = assigned(first);
@@ -79,8 +80,7 @@ class ConsumerGroupProofTest {
     @Test
     void givesWorkToOnlyAsManyProjectorsAsThereArePartitions() throws Exception {
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_three", "--relay.partitions=3")) {
-            var api = pipeline.commandApi();
-            pipeline.relay();
+            var api = pipeline.together(pipeline::commandApi, pipeline::relay).get(0);
             var projectors = pipeline.together(pipeline::projector, pipeline::projector, pipeline::projector,
                     pipeline::projector, pipeline::projector);
             // Members joining one after another make the group rebalance several times, and between two of those
@@ -123,8 +123,9 @@ class ConsumerGroupProofTest {
     @Test
     void recognisesEveryEventAsADuplicateWhenTheGroupReplaysFromTheEarliestOffset() throws Exception {
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_rewind")) {
-            var api = pipeline.commandApi();
-            var projector = pipeline.together(pipeline::projector, pipeline::relay).get(0);
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+            var api = started.get(0);
+            var projector = started.get(1);
             var accounts = new ArrayList<UUID>();
             for (int i = 0; i < 10; i++) {
                 var account = Pipeline.openAccount(api);
@@ -169,8 +170,9 @@ class ConsumerGroupProofTest {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_zombie")) {
-            var api = pipeline.commandApi();
-            var survivor = pipeline.together(pipeline::projector, pipeline::relay).get(0);
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+            var api = started.get(0);
+            var survivor = started.get(1);
             var accounts = Pipeline.openAccounts(api, 12);
             try (var load = new Load(api, accounts, seed)) {
                 // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.

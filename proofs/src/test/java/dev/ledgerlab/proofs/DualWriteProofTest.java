@@ -42,8 +42,7 @@ class DualWriteProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_dual_write");
-        api = pipeline.commandApi();
-        pipeline.together(pipeline::relay, pipeline::projector);
+        api = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector).get(0);
     }
 
     @AfterAll

@@ -58,10 +58,10 @@ class KafkaClusterProofTest {
     void losesNothingAndCarriesOnWhenTheNodeLeadingMostPartitionsIsKilled() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = pipeline("proof_cluster_leader", THROUGH_FENCING)) {
-            var api = pipeline.commandApi();
-            var started = pipeline.together(pipeline::relay, pipeline::projector);
-            var relay = started.get(0);
-            var projector = started.get(1);
+            var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector);
+            var api = started.get(0);
+            var relay = started.get(1);
+            var projector = started.get(2);
             var accounts = Pipeline.openAccounts(api, 12);
             try (var load = new Load(api, accounts, seed); var progress = new ProgressWatch(pipeline)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
@@ -136,10 +136,10 @@ class KafkaClusterProofTest {
     private String outage(String name, long seed, int[] killed, int[] returning, Duration atLeastDown)
             throws Exception {
         try (var pipeline = pipeline(name, FAIL_FAST)) {
-            var api = pipeline.commandApi();
-            var started = pipeline.together(pipeline::relay, pipeline::projector);
-            var relay = started.get(0);
-            var projector = started.get(1);
+            var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector);
+            var api = started.get(0);
+            var relay = started.get(1);
+            var projector = started.get(2);
             var accounts = Pipeline.openAccounts(api, 12);
             try (var load = new Load(api, accounts, seed); var progress = new ProgressWatch(pipeline)) {
                 load.awaitMore(300, Duration.ofSeconds(90));

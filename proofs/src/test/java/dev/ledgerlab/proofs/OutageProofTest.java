@@ -26,10 +26,10 @@ class OutageProofTest {
         long seed = System.nanoTime();
         var postgres = DurablePostgres.get();
         try (var pipeline = Pipeline.isolated(postgres.infrastructure(), "proof_outage_postgres")) {
-            var api = pipeline.commandApi();
-            var started = pipeline.together(pipeline::relay, pipeline::projector);
-            var relay = started.get(0);
-            var projector = started.get(1);
+            var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector);
+            var api = started.get(0);
+            var relay = started.get(1);
+            var projector = started.get(2);
             var services = List.of(api, relay, projector);
             var accounts = Pipeline.openAccounts(api, 8);
             try (var load = new Load(api, accounts, seed)) {
@@ -72,8 +72,9 @@ class OutageProofTest {
     void appliesEveryCommandExactlyOnceWhenTheCommandApiIsKilledAndClientsRetryWithTheirKeys() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(DurablePostgres.get().infrastructure(), "proof_outage_api")) {
-            var api = pipeline.commandApi();
-            var projector = pipeline.together(pipeline::projector, pipeline::relay).get(0);
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+            var api = started.get(0);
+            var projector = started.get(1);
             var accounts = Pipeline.openAccounts(api, 8);
             try (var load = new Load(api, accounts, seed)) {
                 load.awaitMore(300, Duration.ofSeconds(90));

@@ -42,8 +42,7 @@ class ProjectorCrashProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_projector_crash");
-        api = pipeline.commandApi();
-        pipeline.relay();
+        api = pipeline.together(pipeline::commandApi, pipeline::relay).get(0);
     }
 
     @AfterAll

@@ -28,8 +28,9 @@ class RelayCrashProofTest {
     void losesNoEventWhenTheRelayProcessIsKilledWhileEventsFlow() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_relay_kill")) {
-            var api = pipeline.commandApi();
-            var projector = pipeline.projector();
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector);
+            var api = started.get(0);
+            var projector = started.get(1);
             var accounts = Pipeline.openAccounts(api, 6);
             try (var load = new Load(api, accounts, seed)) {
                 var relay = pipeline.relay();
@@ -55,8 +56,9 @@ class RelayCrashProofTest {
         long seed = System.nanoTime();
         int batch = 5 + new Random(seed).nextInt(10);
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_relay_halt")) {
-            var api = pipeline.commandApi();
-            var projector = pipeline.projector();
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector);
+            var api = started.get(0);
+            var projector = started.get(1);
             var accounts = Pipeline.openAccounts(api, 6);
             try (var load = new Load(api, accounts, seed)) {
                 var faulty = pipeline.relayUnready("--relay.faults.halt-after-acknowledged-batch=" + batch);

@@ -35,8 +35,7 @@ class ReplayCrashProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(DurablePostgres.get().infrastructure(), "proof_replay_crash");
-        api = pipeline.commandApi();
-        pipeline.relay();
+        api = pipeline.together(pipeline::commandApi, pipeline::relay).get(0);
     }
 
     @AfterAll

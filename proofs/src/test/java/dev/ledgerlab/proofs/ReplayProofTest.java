@@ -41,8 +41,9 @@ class ReplayProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_replay");
-        api = pipeline.commandApi();
-        first = pipeline.together(pipeline::projector, pipeline::relay).get(0);
+        var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+        api = started.get(0);
+        first = started.get(1);
         second = pipeline.projector();
     }
 

@@ -134,8 +134,9 @@ public final class Pipeline implements AutoCloseable {
     /**
      * Starts services side by side, each waited for until ready as its own method does, and returns them in the
      * order given. JVMs started together are ready sooner than one after another, even on two cores: much of a start
-     * is waiting (for PostgreSQL, the broker, a consumer group's join). Start the command API before: it and the
-     * relay both migrate the ledger schema.
+     * is waiting (for PostgreSQL, the broker, a consumer group's join). The command API and the relay may start
+     * together, as they do in the lab: both migrate the ledger schema, and Flyway's lock (and the roles script's lock
+     * on {@code pg_authid}) lets one of them do it while the other waits.
      */
     @SafeVarargs
     public final List<ServiceProcess> together(Supplier<ServiceProcess>... starts) {
