@@ -25,6 +25,11 @@ import org.springframework.util.backoff.ExponentialBackOff;
 public final class OutboxEngine {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxEngine.class);
+    /**
+     * The longest a run's producer may take to close. What it still has to send belongs to records not marked
+     * processed, which the next run publishes again from the stored offset, so a close never waits longer than the
+     * relay waits for an acknowledgement either: during a Kafka outage each failed run otherwise spent 10 s closing.
+     */
     private static final Duration PRODUCER_CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final Properties connectorProperties;
@@ -182,7 +187,8 @@ public final class OutboxEngine {
                 producerMetrics.close();
             }
             if (producer != null) {
-                producer.close(PRODUCER_CLOSE_TIMEOUT);
+                producer.close(PRODUCER_CLOSE_TIMEOUT.compareTo(acknowledgementTimeout) < 0 ? PRODUCER_CLOSE_TIMEOUT
+                        : acknowledgementTimeout);
             }
         }
         return outcome[0];
