@@ -44,6 +44,7 @@ public final class OutboxEngine {
     private final Timer publishLatency;
     private final PostgresSource source;
     private final Duration acknowledgementTimeout;
+    private final Duration producerCloseTimeout;
 
     private final Object lifecycle = new Object();
     private Thread supervisor;
@@ -55,6 +56,8 @@ public final class OutboxEngine {
             PostgresSource source, Duration acknowledgementTimeout) {
         this.source = source;
         this.acknowledgementTimeout = acknowledgementTimeout;
+        this.producerCloseTimeout = PRODUCER_CLOSE_TIMEOUT.compareTo(acknowledgementTimeout) < 0 ? PRODUCER_CLOSE_TIMEOUT
+                : acknowledgementTimeout;
         this.faults = faults;
         this.meters = meters;
         this.publishLatency = Timer.builder("ledger.relay.publish.latency")
@@ -187,8 +190,7 @@ public final class OutboxEngine {
                 producerMetrics.close();
             }
             if (producer != null) {
-                producer.close(PRODUCER_CLOSE_TIMEOUT.compareTo(acknowledgementTimeout) < 0 ? PRODUCER_CLOSE_TIMEOUT
-                        : acknowledgementTimeout);
+                producer.close(producerCloseTimeout);
             }
         }
         return outcome[0];
