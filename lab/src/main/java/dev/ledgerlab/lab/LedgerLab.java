@@ -2,6 +2,9 @@ package dev.ledgerlab.lab;
 
 import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.infra.EmbeddedStack;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -35,6 +38,23 @@ public final class LedgerLab implements AutoCloseable {
         var lab = start(options);
         Runtime.getRuntime().addShutdownHook(new Thread(lab::close, "ledger-lab-shutdown"));
         System.out.println(lab.banner((System.nanoTime() - started) / 1_000_000));
+        markClassArchiveWorthKeeping();
+    }
+
+    /**
+     * ./ledger-lab starts a lab without a class data archive with {@code -XX:ArchiveClassesAtExit} and this property;
+     * the JVM writes the archive at any exit, and the script keeps it only if this file says the lab came up.
+     */
+    private static void markClassArchiveWorthKeeping() {
+        var marker = System.getProperty("ledgerlab.class-archive-up");
+        if (marker == null) {
+            return;
+        }
+        try {
+            Files.writeString(Path.of(marker), "the lab came up: keep the class data archive it writes at exit\n");
+        } catch (IOException e) {
+            System.err.println("cannot write " + marker + " (the next start writes the class data archive again): " + e);
+        }
     }
 
     /** PostgreSQL and Kafka side by side, the command API as soon as PostgreSQL serves, the rest once Kafka does. */

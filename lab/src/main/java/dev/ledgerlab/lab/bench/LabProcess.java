@@ -24,6 +24,9 @@ final class LabProcess implements AutoCloseable {
     private static final Pattern UP = Pattern.compile("Ledger Lab is up in ([0-9.]+) s");
     private static final Path SCRIPT = Path.of("ledger-lab");
     private static final Path ARCHIVE = Path.of("lab", "target", "app", "classes.jsa");
+    /** Where the script's first lab writes the archive, kept (and renamed at the next start) if that lab came up. */
+    private static final Path WRITTEN_ARCHIVE = Path.of("lab", "target", "app", "classes.jsa.partial");
+    private static final Path CAME_UP = Path.of("lab", "target", "app", "classes.jsa.up");
     private static final Path JAR = Path.of("lab", "target", "ledger-lab.jar");
 
     private final Process process;
@@ -92,8 +95,7 @@ final class LabProcess implements AutoCloseable {
         }
         try {
             // The script unpacks the jar again, without the archive, after every build.
-            if (Files.isRegularFile(ARCHIVE)
-                    && Files.getLastModifiedTime(ARCHIVE).compareTo(Files.getLastModifiedTime(JAR)) > 0) {
+            if (classArchiveWritten()) {
                 return;
             }
         }
@@ -104,9 +106,24 @@ final class LabProcess implements AutoCloseable {
             System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
                     lab.readySeconds());
         }
-        if (!Files.isRegularFile(ARCHIVE)) {
-            throw new IllegalStateException("the lab stopped without writing " + ARCHIVE);
+        try {
+            if (!classArchiveWritten()) {
+                throw new IllegalStateException("the lab stopped without writing " + WRITTEN_ARCHIVE);
+            }
         }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** An archive since the last build: in use, or written by a lab that came up, for the script's next start. */
+    private static boolean classArchiveWritten() throws IOException {
+        var built = Files.getLastModifiedTime(JAR);
+        if (Files.isRegularFile(ARCHIVE)) {
+            return Files.getLastModifiedTime(ARCHIVE).compareTo(built) > 0;
+        }
+        return Files.isRegularFile(WRITTEN_ARCHIVE) && Files.isRegularFile(CAME_UP)
+                && Files.getLastModifiedTime(WRITTEN_ARCHIVE).compareTo(built) > 0;
     }
 
     /**
