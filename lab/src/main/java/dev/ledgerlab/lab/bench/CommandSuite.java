@@ -22,7 +22,7 @@ import org.HdrHistogram.Histogram;
  *       whole pipeline running and with the command API alone, against the same transaction over plain JDBC from as
  *       many threads against the same PostgreSQL;</li>
  *   <li>latency at a fixed open-loop load of half the measured maximum, and end to end at that load;</li>
- *   <li>the lab's resident memory after 100,000 deposits.</li>
+ *   <li>the lab's resident memory after 100,000 deposits on fresh data, and after all of the above.</li>
  * </ol>
  */
 final class CommandSuite {
@@ -45,11 +45,12 @@ final class CommandSuite {
 
     void run(Path charts, String stamp) throws Exception {
         labStarts();
+        memory();
         try (var lab = startLab("pipeline", ALL)) {
             recordDurability(lab);
             throughput(lab, "pipeline", true);
             latency(lab);
-            memory(lab);
+            memoryAfterRun(lab);
         }
         try (var lab = startLab("alone", "command-api")) {
             throughput(lab, "alone", false);
@@ -299,23 +300,35 @@ final class CommandSuite {
         return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getValueAtPercentile(percentile) / 1000.0;
     }
 
-    /** Deposits up to the target, the projection caught up, then the lab's resident memory. */
-    private void memory(LabProcess lab) throws Exception {
-        long deposits = deposits(lab);
-        if (deposits < options.depositsBeforeMemory()) {
+    /**
+     * The lab's resident memory as the target defines it: a fresh lab, the whole pipeline, 100,000 deposits from 64
+     * clients over 1,000 accounts, the projection caught up.
+     */
+    private void memory() throws Exception {
+        try (var lab = startLab("memory", ALL)) {
             List<UUID> accounts;
             try (var client = new CommandClient(lab.commandApiPort(), lab.projectorPort())) {
                 accounts = client.openAccounts(ACCOUNTS);
             }
-            long missing = options.depositsBeforeMemory() - deposits;
-            double rate = ClosedLoop.runCount(64, index -> httpDeposits(lab, accounts, index), missing);
-            System.out.printf("%,d more deposits at %,.0f/s before reading the lab's memory%n", missing, rate);
-            deposits = deposits(lab);
+            double rate = ClosedLoop.runCount(64, index -> httpDeposits(lab, accounts, index),
+                    options.depositsBeforeMemory());
+            awaitProjected(lab);
+            long deposits = deposits(lab);
+            double rss = lab.residentMib();
+            report.put("lab.rss_mib", rss).put("lab.rss_after_deposits", deposits);
+            System.out.printf("lab resident memory after %,d deposits (%,.0f/s) on fresh data: %.0f MiB%n", deposits,
+                    rate, rss);
         }
+    }
+
+    /** And after every throughput and latency run of the pipeline's lab: the memory of a lab that has worked a while. */
+    private void memoryAfterRun(LabProcess lab) throws Exception {
         awaitProjected(lab);
+        long deposits = deposits(lab);
         double rss = lab.residentMib();
-        report.put("lab.rss_mib", rss).put("lab.rss_after_deposits", deposits);
-        System.out.printf("lab resident memory after %,d deposits: %.0f MiB%n", deposits, rss);
+        report.put("lab.rss_after_run_mib", rss).put("lab.rss_after_run_deposits", deposits);
+        System.out.printf("lab resident memory after the throughput and latency runs, %,d deposits: %.0f MiB%n",
+                deposits, rss);
     }
 
     private static long deposits(LabProcess lab) throws SQLException {
