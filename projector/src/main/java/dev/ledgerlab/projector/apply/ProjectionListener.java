@@ -118,8 +118,9 @@ public class ProjectionListener extends PositionedListener {
             if (outcome.failedIndex() < 0) {
                 pending.keySet().removeAll(oldest.keySet());
             }
-            spans.committed(records, outcome.failedIndex() < 0 ? records.size() : outcome.failedIndex(), started);
-            signals.changed();
+            int committed = outcome.failedIndex() < 0 ? records.size() : outcome.failedIndex();
+            spans.committed(records, committed, started);
+            signals.committed(records.subList(0, committed).stream().map(ConsumerRecord::key).toList());
             applied.increment(outcome.applied());
             duplicates.increment(outcome.duplicates());
             held.increment(outcome.held());

@@ -55,34 +55,45 @@ public class BalanceController {
             @RequestParam(name = "minVersion", required = false) String minVersionText) throws InterruptedException {
         var accountId = PathIds.accountId(id);
         var minVersion = minVersion(minVersionText);
-        long deadline = System.nanoTime() + properties.readYourWritesTimeout().toNanos();
-        while (true) {
-            long seen = signals.generation();
+        if (minVersion == null) {
             var read = read(accountId);
             if (read.replay() != null) {
                 throw rebuilding(read.replay());
             }
-            var balance = java.util.Optional.ofNullable(read.balance());
-            if (minVersion == null) {
-                return ResponseEntity.ok()
-                        .eTag("\"" + balance.orElseThrow(() -> notFound(id)).version() + "\"")
-                        .body(balance.get());
+            var balance = java.util.Optional.ofNullable(read.balance()).orElseThrow(() -> notFound(id));
+            return ResponseEntity.ok().eTag("\"" + balance.version() + "\"").body(balance);
+        }
+        long deadline = System.nanoTime() + properties.readYourWritesTimeout().toNanos();
+        // The records' keys are the account ids as UUID.toString() writes them (BatchDecision refuses any other).
+        var account = accountId.toString();
+        long seen = signals.watch(account);
+        try {
+            while (true) {
+                var read = read(accountId);
+                if (read.replay() != null) {
+                    throw rebuilding(read.replay());
+                }
+                var balance = java.util.Optional.ofNullable(read.balance());
+                if (balance.isPresent() && balance.get().version() >= minVersion) {
+                    return ResponseEntity.ok().eTag("\"" + balance.get().version() + "\"").body(balance.get());
+                }
+                long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+                if (remainingMillis <= 0) {
+                    Map<String, Object> details = new HashMap<>();
+                    details.put("minVersion", minVersion);
+                    details.put("currentVersion", balance.map(BalanceView::version).orElse(0L));
+                    throw new ApiProblem(ProblemType.PROJECTION_BEHIND,
+                            "account " + accountId + " is projected at version " + details.get("currentVersion")
+                                    + ", not yet " + minVersion + ", after waiting "
+                                    + properties.readYourWritesTimeout().toMillis() + " ms",
+                            details);
+                }
+                // Woken by a commit of this process that touched the account; another instance's commits (or a
+                // replay's) are seen by reading again every PEER_POLL_MILLIS.
+                seen = signals.awaitCommitAfter(account, seen, Math.min(remainingMillis, PEER_POLL_MILLIS));
             }
-            if (balance.isPresent() && balance.get().version() >= minVersion) {
-                return ResponseEntity.ok().eTag("\"" + balance.get().version() + "\"").body(balance.get());
-            }
-            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
-            if (remainingMillis <= 0) {
-                Map<String, Object> details = new HashMap<>();
-                details.put("minVersion", minVersion);
-                details.put("currentVersion", balance.map(BalanceView::version).orElse(0L));
-                throw new ApiProblem(ProblemType.PROJECTION_BEHIND,
-                        "account " + accountId + " is projected at version " + details.get("currentVersion")
-                                + ", not yet " + minVersion + ", after waiting "
-                                + properties.readYourWritesTimeout().toMillis() + " ms",
-                        details);
-            }
-            signals.awaitChangeAfter(seen, Math.min(remainingMillis, PEER_POLL_MILLIS));
+        } finally {
+            signals.unwatch(account);
         }
     }
 
