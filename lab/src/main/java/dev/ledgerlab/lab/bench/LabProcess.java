@@ -93,37 +93,32 @@ final class LabProcess implements AutoCloseable {
         if (!Files.isRegularFile(SCRIPT)) {
             throw new IllegalStateException("run the benchmark from the project's directory, as ./ledger-lab bench");
         }
-        try {
-            // The script unpacks the jar again, without the archive, after every build.
-            if (classArchiveWritten()) {
-                return;
-            }
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
+        // The script unpacks the jar again, without the archive, after every build.
+        if (classArchiveWritten()) {
+            return;
         }
         try (var lab = start(work.resolve("archive"), "command-api,outbox-relay,projector", List.of(), List.of())) {
             System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
                     lab.readySeconds());
         }
-        try {
-            if (!classArchiveWritten()) {
-                throw new IllegalStateException("the lab stopped without writing " + WRITTEN_ARCHIVE);
-            }
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (!classArchiveWritten()) {
+            throw new IllegalStateException("the lab stopped without writing " + WRITTEN_ARCHIVE);
         }
     }
 
     /** An archive since the last build: in use, or written by a lab that came up, for the script's next start. */
-    private static boolean classArchiveWritten() throws IOException {
-        var built = Files.getLastModifiedTime(JAR);
-        if (Files.isRegularFile(ARCHIVE)) {
-            return Files.getLastModifiedTime(ARCHIVE).compareTo(built) > 0;
+    private static boolean classArchiveWritten() {
+        try {
+            var built = Files.getLastModifiedTime(JAR);
+            if (Files.isRegularFile(ARCHIVE)) {
+                return Files.getLastModifiedTime(ARCHIVE).compareTo(built) > 0;
+            }
+            return Files.isRegularFile(WRITTEN_ARCHIVE) && Files.isRegularFile(CAME_UP)
+                    && Files.getLastModifiedTime(WRITTEN_ARCHIVE).compareTo(built) > 0;
         }
-        return Files.isRegularFile(WRITTEN_ARCHIVE) && Files.isRegularFile(CAME_UP)
-                && Files.getLastModifiedTime(WRITTEN_ARCHIVE).compareTo(built) > 0;
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

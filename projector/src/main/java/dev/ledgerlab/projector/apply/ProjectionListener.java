@@ -120,7 +120,7 @@ public class ProjectionListener extends PositionedListener {
             }
             int committed = outcome.failedIndex() < 0 ? records.size() : outcome.failedIndex();
             spans.committed(records, committed, started);
-            signals.committed(records.subList(0, committed).stream().map(ConsumerRecord::key).toList());
+            signals.committed(() -> records.stream().limit(committed).map(ConsumerRecord::key).iterator());
             applied.increment(outcome.applied());
             duplicates.increment(outcome.duplicates());
             held.increment(outcome.held());

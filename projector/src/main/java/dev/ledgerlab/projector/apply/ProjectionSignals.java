@@ -1,6 +1,5 @@
 package dev.ledgerlab.projector.apply;
 
-import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.stereotype.Component;
 
@@ -45,8 +44,11 @@ public class ProjectionSignals {
         watched.computeIfPresent(account, (key, watch) -> --watch.readers == 0 ? null : watch);
     }
 
-    /** A batch of this process committed: wakes the readers of the accounts it touched (the records' keys). */
-    public void committed(Collection<String> accounts) {
+    /**
+     * A batch of this process committed: wakes the readers of the accounts it touched (the records' keys). Read only
+     * while someone waits, so the listener passes a view, not a list it builds for every batch.
+     */
+    public void committed(Iterable<String> accounts) {
         if (watched.isEmpty()) {
             return;
         }

@@ -56,12 +56,7 @@ public class BalanceController {
         var accountId = PathIds.accountId(id);
         var minVersion = minVersion(minVersionText);
         if (minVersion == null) {
-            var read = read(accountId);
-            if (read.replay() != null) {
-                throw rebuilding(read.replay());
-            }
-            var balance = java.util.Optional.ofNullable(read.balance()).orElseThrow(() -> notFound(id));
-            return ResponseEntity.ok().eTag("\"" + balance.version() + "\"").body(balance);
+            return answer(java.util.Optional.ofNullable(balanceOrRebuilding(accountId)).orElseThrow(() -> notFound(id)));
         }
         long deadline = System.nanoTime() + properties.readYourWritesTimeout().toNanos();
         // The records' keys are the account ids as UUID.toString() writes them (BatchDecision refuses any other).
@@ -69,13 +64,9 @@ public class BalanceController {
         long seen = signals.watch(account);
         try {
             while (true) {
-                var read = read(accountId);
-                if (read.replay() != null) {
-                    throw rebuilding(read.replay());
-                }
-                var balance = java.util.Optional.ofNullable(read.balance());
+                var balance = java.util.Optional.ofNullable(balanceOrRebuilding(accountId));
                 if (balance.isPresent() && balance.get().version() >= minVersion) {
-                    return ResponseEntity.ok().eTag("\"" + balance.get().version() + "\"").body(balance.get());
+                    return answer(balance.get());
                 }
                 long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
                 if (remainingMillis <= 0) {
@@ -95,6 +86,19 @@ public class BalanceController {
         } finally {
             signals.unwatch(account);
         }
+    }
+
+    /** The projected balance (null if the account is not projected), or 503 while a replay rebuilds the projection. */
+    private BalanceView balanceOrRebuilding(UUID accountId) {
+        var read = read(accountId);
+        if (read.replay() != null) {
+            throw rebuilding(read.replay());
+        }
+        return read.balance();
+    }
+
+    private static ResponseEntity<BalanceView> answer(BalanceView balance) {
+        return ResponseEntity.ok().eTag("\"" + balance.version() + "\"").body(balance);
     }
 
     /**
