@@ -38,6 +38,15 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
             """.formatted(EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT, EmbeddedStack.Settings.DEFAULT_KAFKA_PORT,
             EmbeddedStack.Settings.DEFAULT_CONTROLLER_PORT, DEFAULT_BIND);
 
+    /**
+     * Whether this lab loads every class a lab can: all three services and the broker in this JVM. Only such a lab's
+     * class data archive is worth keeping for every later start (see {@link LedgerLab}).
+     */
+    boolean runsEverythingInThisJvm() {
+        return services.containsAll(List.of(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY, LabServices.PROJECTOR))
+                && stack.kafkaNodes() == 1;
+    }
+
     static LabOptions parse(String... args) {
         var dataDir = Path.of("lab-data");
         int postgresPort = EmbeddedStack.Settings.DEFAULT_POSTGRES_PORT;
