@@ -112,7 +112,14 @@ public final class ServiceProcess implements AutoCloseable {
             var started = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             started.onExit().thenRun(() -> ClassDataSharing.exited(main, flags));
             // A test JVM that ends (or fails) must not leave services running on its ports.
-            Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "stop-" + name));
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "stop-" + name));
+            } catch (IllegalStateException shuttingDown) {
+                // Started by a test still running while the JVM stops (seen after a SIGTERM to the test JVM: seven
+                // services left running, their parent gone): nothing would stop this one later.
+                started.destroyForcibly();
+                throw shuttingDown;
+            }
             process = started;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
