@@ -43,8 +43,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
      * class data archive is worth keeping for every later start (see {@link LedgerLab}).
      */
     boolean runsEverythingInThisJvm() {
-        return services.containsAll(List.of(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY, LabServices.PROJECTOR))
-                && stack.kafkaNodes() == 1;
+        return services.containsAll(LabServices.ALL) && stack.kafkaNodes() == 1;
     }
 
     static LabOptions parse(String... args) {
@@ -58,7 +57,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         int kafkaNodes = 1;
         boolean fresh = false;
         var bind = DEFAULT_BIND;
-        Set<String> services = Set.of(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY, LabServices.PROJECTOR);
+        Set<String> services = Set.copyOf(LabServices.ALL);
         var postgresSettings = new java.util.LinkedHashMap<String, String>();
         var passThrough = new ArrayList<String>();
         for (var arg : args) {

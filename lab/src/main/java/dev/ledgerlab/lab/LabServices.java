@@ -34,7 +34,8 @@ public final class LabServices implements AutoCloseable {
     public static final String COMMAND_API = "command-api";
     public static final String OUTBOX_RELAY = "outbox-relay";
     public static final String PROJECTOR = "projector";
-    private static final String[] NAMES = {COMMAND_API, OUTBOX_RELAY, PROJECTOR};
+    /** Every service a lab can run, in the order the usage names them. */
+    static final List<String> ALL = List.of(COMMAND_API, OUTBOX_RELAY, PROJECTOR);
 
     /** Each service's name in the log, by its configuration name. */
     private static final Map<String, String> SERVICES = Map.of(
@@ -66,7 +67,7 @@ public final class LabServices implements AutoCloseable {
 
     /** Starts the command API (which migrates the ledger schema), then the relay and the projector side by side. */
     public static LabServices start(Infrastructure infrastructure, Ports ports, List<String> passThrough) {
-        return start(infrastructure, ports, passThrough, Set.of(NAMES), () -> { });
+        return start(infrastructure, ports, passThrough, Set.copyOf(ALL), () -> { });
     }
 
     /**
@@ -79,9 +80,9 @@ public final class LabServices implements AutoCloseable {
     public static LabServices start(Infrastructure infrastructure, Ports ports, List<String> passThrough,
             Set<String> services, Runnable kafkaReady) {
         var unknown = new java.util.TreeSet<>(services);
-        unknown.removeAll(List.of(NAMES));
+        unknown.removeAll(ALL);
         if (!unknown.isEmpty() || services.isEmpty()) {
-            throw new IllegalArgumentException("services are " + String.join(", ", NAMES) + ", not " + services);
+            throw new IllegalArgumentException("services are " + String.join(", ", ALL) + ", not " + services);
         }
         // Threads of their own: the common pool has a single thread on two cores.
         var starters = java.util.concurrent.Executors.newFixedThreadPool(3);
