@@ -23,6 +23,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param restartBackoffMax the longest wait between engine restarts
  * @param linger how long the producer waits to fill a batch; 0 sends at once, and records a Debezium batch hands over
  *     together still travel together while an earlier request is in flight
+ * @param pollInterval how long Debezium waits for more changes: its streaming thread sleeps this long when the slot
+ *     has nothing new, and a batch it hands over waits this long to fill unless it fills first; twice on every
+ *     event's way to Kafka when traffic is light. Shorter costs CPU even when idle: Debezium 3.6's queue waits in
+ *     whole milliseconds and spins through the rest of each interval, so its thread took 15 % of a core at 5 ms,
+ *     30 % at 2 ms and about half a core at 1 ms (docs/performance.md)
  * @param deliveryTimeout how long Kafka may take to acknowledge a batch, retries included, before it counts as failed
  *     and the engine restarts: the relay's own deadline (OutboxPublisher), since its producer never expires a send
  *     itself (OutboxProducer); also how long a send may block waiting for metadata
@@ -41,7 +46,11 @@ public record RelayProperties(
         @DefaultValue("1s") Duration restartBackoff,
         @DefaultValue("30s") Duration restartBackoffMax,
         @DefaultValue("0ms") Duration linger,
+        @DefaultValue(RelayProperties.DEFAULT_POLL_INTERVAL_MS + "ms") Duration pollInterval,
         @DefaultValue("2m") Duration deliveryTimeout) {
+
+    /** {@code relay.poll-interval} unless set, in milliseconds; the benchmark's bare engine uses the same. */
+    public static final String DEFAULT_POLL_INTERVAL_MS = "5";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final Pattern QUALIFIED_TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,62}\\.[a-z_][a-z0-9_]{0,62}");
@@ -62,6 +71,7 @@ public record RelayProperties(
         require(positive(restartBackoff) && restartBackoffMax.compareTo(restartBackoff) >= 0,
                 "relay.restart-backoff must be positive and at most relay.restart-backoff-max");
         require(!linger.isNegative(), "relay.linger must not be negative");
+        require(positive(pollInterval), "relay.poll-interval must be positive");
         require(deliveryTimeout.compareTo(linger.plusSeconds(1)) >= 0,
                 "relay.delivery-timeout must be at least relay.linger plus one second");
     }

@@ -1,6 +1,6 @@
 package dev.ledgerlab.lab.bench;
 
-import dev.ledgerlab.relay.capture.ConnectorSettings;
+import dev.ledgerlab.relay.RelayProperties;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -52,7 +52,7 @@ public final class BareEngineMain {
         p.setProperty("publication.autocreate.mode", "disabled");
         p.setProperty("table.include.list", "ledger.events");
         p.setProperty("snapshot.mode", "no_data");
-        p.setProperty("poll.interval.ms", Long.toString(ConnectorSettings.POLL_INTERVAL_MS));
+        p.setProperty("poll.interval.ms", RelayProperties.DEFAULT_POLL_INTERVAL_MS);
         p.setProperty("tombstones.on.delete", "false");
         p.setProperty("extended.headers.enabled", "false");
 

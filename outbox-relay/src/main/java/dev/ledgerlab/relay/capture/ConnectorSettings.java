@@ -9,8 +9,6 @@ public final class ConnectorSettings {
 
     /** Prefix of Debezium's topic names; the relay never publishes to them, it only recognises them. */
     static final String TOPIC_PREFIX = "ledger";
-    /** The engine's poll interval (see {@link #of}); the benchmark's bare engine uses the same. */
-    public static final long POLL_INTERVAL_MS = 5;
     static final String EVENTS_TABLE = "ledger.events";
     static final String HEARTBEAT_TABLE = "ledger.relay_heartbeat";
 
@@ -78,10 +76,9 @@ public final class ConnectorSettings {
         p.setProperty("snapshot.select.statement.overrides", EVENTS_TABLE);
         p.setProperty("snapshot.select.statement.overrides." + EVENTS_TABLE,
                 "SELECT * FROM " + EVENTS_TABLE + " ORDER BY account_id, version");
-        // How long the engine waits for more changes before handing over a batch (default 500 ms): that wait is
-        // most of a deposit's way to Kafka when traffic is light. 5 ms: a quarter of the end-to-end p50 at 20 ms
-        // (./ledger-lab bench), for a wake-up every 5 ms when idle; under load batches fill before it elapses.
-        p.setProperty("poll.interval.ms", Long.toString(POLL_INTERVAL_MS));
+        // How long the engine waits for more changes (default 500 ms): that wait was most of a deposit's way to
+        // Kafka when traffic is light (RelayProperties#pollInterval).
+        p.setProperty("poll.interval.ms", Long.toString(relay.pollInterval().toMillis()));
         p.setProperty("tombstones.on.delete", "false");
         // Debezium 3.2+ adds __debezium.context.* headers to every record by default; nothing downstream wants them.
         p.setProperty("extended.headers.enabled", "false");
