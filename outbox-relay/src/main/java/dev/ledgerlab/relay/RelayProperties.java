@@ -71,7 +71,8 @@ public record RelayProperties(
         require(positive(restartBackoff) && restartBackoffMax.compareTo(restartBackoff) >= 0,
                 "relay.restart-backoff must be positive and at most relay.restart-backoff-max");
         require(!linger.isNegative(), "relay.linger must not be negative");
-        require(positive(pollInterval), "relay.poll-interval must be positive");
+        // Debezium takes whole milliseconds: 500us would become 0, a poll loop that never waits.
+        require(pollInterval.toMillis() >= 1, "relay.poll-interval must be at least 1ms, not " + pollInterval);
         require(deliveryTimeout.compareTo(linger.plusSeconds(1)) >= 0,
                 "relay.delivery-timeout must be at least relay.linger plus one second");
     }

@@ -28,10 +28,12 @@ class ConnectorSettingsTest {
     }
 
     @Test
-    void refusesAPollIntervalOfZero() {
-        assertThatThrownBy(() -> relay(Map.of("relay.poll-interval", "0ms")))
-                .isInstanceOf(BindException.class)
-                .rootCause().hasMessageContaining("relay.poll-interval must be positive");
+    void refusesAPollIntervalUnderAMillisecond() {
+        for (var interval : new String[] {"0ms", "500us"}) {
+            assertThatThrownBy(() -> relay(Map.of("relay.poll-interval", interval)))
+                    .isInstanceOf(BindException.class)
+                    .rootCause().hasMessageContaining("relay.poll-interval must be at least 1ms");
+        }
     }
 
     private static RelayProperties relay(Map<String, String> settings) {
