@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
@@ -43,14 +43,26 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
     @Override
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> batch,
             DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) throws InterruptedException {
-        var sends = new ArrayList<Future<RecordMetadata>>(batch.size());
+        var sends = new ArrayList<CompletableFuture<RecordMetadata>>(batch.size());
         var committedAt = new ArrayList<Long>(batch.size());
         for (var change : batch) {
             var record = records.toKafka(change.record());
             if (record.isEmpty()) {
                 continue;
             }
-            var send = producer.send(record.get());
+            // Awaited through the callback, not the Future that send returns: that one follows the producer's chain
+            // of futures by recursion, one level per time the producer split the batch, and a batch the broker
+            // refuses as too large is split again on every round trip for as long as the producer lives (after a few
+            // seconds the wait ended in a StackOverflowError; OutboxPublisherSplitTest). The callback is called once,
+            // when the record is finally acknowledged or failed, also for a send that fails before it leaves.
+            var send = new CompletableFuture<RecordMetadata>();
+            producer.send(record.get(), (metadata, failure) -> {
+                if (failure == null) {
+                    send.complete(metadata);
+                } else {
+                    send.completeExceptionally(failure);
+                }
+            });
             // A send that failed before it left (no metadata for the topic within max.block.ms: no broker answers)
             // fails the batch now, instead of each further send of it blocking as long again.
             if (send.isDone()) {
@@ -82,7 +94,8 @@ final class OutboxPublisher implements DebeziumEngine.ChangeConsumer<RecordChang
     }
 
     /** Waits for Kafka's acknowledgement of one send until {@code deadline}; anything else fails the whole batch. */
-    private void acknowledged(Future<RecordMetadata> send, long deadline, int batchSize) throws InterruptedException {
+    private void acknowledged(CompletableFuture<RecordMetadata> send, long deadline, int batchSize)
+            throws InterruptedException {
         try {
             send.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {

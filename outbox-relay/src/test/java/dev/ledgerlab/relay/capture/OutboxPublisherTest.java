@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledgerlab.relay.status.RelayStatus;
-import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -35,7 +34,7 @@ class OutboxPublisherTest {
     void failsABatchKafkaNeitherAcknowledgesNorFailsWithinItsDeadlineAndMarksNothingProcessed() {
         var producer = new MockProducer<>(false, null, new StringSerializer(),
                 new StringSerializer());
-        var committer = new Committer();
+        var committer = new RecordingCommitter();
         var publisher = publisher(producer, Duration.ofMillis(300));
         long started = System.nanoTime();
 
@@ -54,7 +53,7 @@ class OutboxPublisherTest {
     void marksTheBatchProcessedOnceKafkaAcknowledgedEveryRecord() throws Exception {
         var producer = new MockProducer<>(true, null, new StringSerializer(),
                 new StringSerializer());
-        var committer = new Committer();
+        var committer = new RecordingCommitter();
 
         publisher(producer, Duration.ofSeconds(5)).handleBatch(batch(3), committer);
 
@@ -76,30 +75,5 @@ class OutboxPublisherTest {
             batch.add(() -> record);
         }
         return batch;
-    }
-
-    private static final class Committer implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
-        final List<RecordChangeEvent<SourceRecord>> processed = new ArrayList<>();
-        int batchesFinished;
-
-        @Override
-        public void markProcessed(RecordChangeEvent<SourceRecord> record) {
-            processed.add(record);
-        }
-
-        @Override
-        public void markBatchFinished() {
-            batchesFinished++;
-        }
-
-        @Override
-        public void markProcessed(RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets offsets) {
-            processed.add(record);
-        }
-
-        @Override
-        public DebeziumEngine.Offsets buildOffsets() {
-            throw new UnsupportedOperationException("the publisher keeps the engine's own offsets");
-        }
     }
 }

@@ -3,6 +3,7 @@ package dev.ledgerlab.relay.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ledgerlab.relay.support.ProducerMetrics;
 import dev.ledgerlab.testkit.ReplicatedKafka;
 import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
@@ -64,7 +64,7 @@ class OutboxProducerOrderTest {
                 var first = producer.send(new ProducerRecord<>(topic, "account", "version 1"));
                 // The second send leaves seconds after the first (refused six times meanwhile), so that a producer
                 // expiring its sends would give up on the first well before the second.
-                await().atMost(Duration.ofSeconds(60)).until(() -> retries(producer) >= 6);
+                await().atMost(Duration.ofSeconds(60)).until(() -> ProducerMetrics.total(producer, "record-retry-total") >= 6);
                 producer.send(new ProducerRecord<>(topic, "account", "version 2"));
 
                 // The relay's wait for the first acknowledgement; then what it does after a failed batch: Kafka
@@ -101,13 +101,5 @@ class OutboxProducerOrderTest {
         } catch (ExecutionException | TimeoutException e) {
             return false;
         }
-    }
-
-    private static double retries(Producer<?, ?> producer) {
-        return producer.metrics().entrySet().stream()
-                .filter(e -> e.getKey().group().equals("producer-metrics")
-                        && e.getKey().name().equals("record-retry-total"))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
-                .sum();
     }
 }
