@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledgerlab.relay.RelayProperties;
+import io.debezium.config.Configuration;
+import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -34,6 +36,20 @@ class ConnectorSettingsTest {
                     .isInstanceOf(BindException.class)
                     .rootCause().hasMessageContaining("relay.poll-interval must be at least 1ms");
         }
+    }
+
+    @Test
+    void leavesOnlyTheColumnsTheRelayPublishesInDebeziumsChangeRecords() {
+        // The filter as the connector builds it from these settings.
+        var columns = new PostgresConnectorConfig(Configuration.from(ConnectorSettings.of(relay(Map.of()), SOURCE)))
+                .getColumnFilter();
+        assertThat(columns.matches("ledger", "ledger", "events", "occurred_at")).isFalse();
+        assertThat(columns.matches("ledger", "ledger", "events", "position")).isFalse();
+        for (var published : new String[] {"id", "account_id", "version", "type", "schema_version", "payload",
+                "aggregatetype", "traceparent", "tracestate"}) {
+            assertThat(columns.matches("ledger", "ledger", "events", published)).as(published).isTrue();
+        }
+        assertThat(columns.matches("ledger", "ledger", "relay_heartbeat", "beat_at")).isTrue();
     }
 
     private static RelayProperties relay(Map<String, String> settings) {
