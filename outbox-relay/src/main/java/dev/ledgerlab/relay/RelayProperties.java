@@ -34,7 +34,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("relay")
 public record RelayProperties(
-        @DefaultValue("accounts.events") String topic,
+        @DefaultValue(RelayProperties.DEFAULT_TOPIC) String topic,
         @DefaultValue("6") int partitions,
         @DefaultValue("1") short replicationFactor,
         @DefaultValue("ledger_outbox") String slotName,
@@ -48,6 +48,9 @@ public record RelayProperties(
         @DefaultValue("0ms") Duration linger,
         @DefaultValue(RelayProperties.DEFAULT_POLL_INTERVAL_MS + "ms") Duration pollInterval,
         @DefaultValue("2m") Duration deliveryTimeout) {
+
+    /** {@code relay.topic} unless set; the benchmark counts and watches what the relay publishes there. */
+    public static final String DEFAULT_TOPIC = "accounts.events";
 
     /** {@code relay.poll-interval} unless set, in milliseconds; the benchmark's bare engine uses the same. */
     public static final String DEFAULT_POLL_INTERVAL_MS = "5";

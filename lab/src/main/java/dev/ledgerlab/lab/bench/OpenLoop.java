@@ -1,5 +1,6 @@
 package dev.ledgerlab.lab.bench;
 
+import dev.ledgerlab.relay.RelayProperties;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -148,13 +149,13 @@ final class OpenLoop {
         return new Result(ratePerSecond, achieved, latency, endToEnd, toRelaySend, sendToVisible);
     }
 
-    /** Reads accounts.events from its end while the run lasts: each record's event id, timestamp and event time. */
+    /** Reads the relay's topic from its end while the run lasts: each record's event id, timestamp and event time. */
     private static void watch(String bootstrapServers, Map<String, Published> published, AtomicBoolean watching,
             CountDownLatch ready, AtomicReference<Throwable> failure) {
         try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false"), new StringDeserializer(), new StringDeserializer())) {
-            var partitions = consumer.partitionsFor("accounts.events").stream()
+            var partitions = consumer.partitionsFor(RelayProperties.DEFAULT_TOPIC).stream()
                     .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToEnd(partitions);

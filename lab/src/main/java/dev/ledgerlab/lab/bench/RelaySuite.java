@@ -3,6 +3,7 @@ package dev.ledgerlab.lab.bench;
 import dev.ledgerlab.infra.EmbeddedStack;
 import dev.ledgerlab.infra.JavaCommand;
 import dev.ledgerlab.relay.OutboxRelayApplication;
+import dev.ledgerlab.relay.RelayProperties;
 import dev.ledgerlab.relay.kafka.OutboxProducer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,8 +44,6 @@ import org.apache.kafka.common.TopicPartition;
 final class RelaySuite {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    /** The relay's topic at its default setting (relay.topic), which the benchmark's relays keep. */
-    private static final String RELAY_TOPIC = "accounts.events";
 
     private final BenchOptions options;
     private final Report report;
@@ -160,7 +159,7 @@ final class RelaySuite {
         // chain). The topic's end offsets are what Kafka acknowledged, one offset per record: the relay's producer is
         // idempotent and not transactional, so no control record takes an offset.
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            var partitions = latestOf(admin, RELAY_TOPIC);
+            var partitions = latestOf(admin, RelayProperties.DEFAULT_TOPIC);
             long before = endOffsets(admin, partitions);
             try (var relay = relay(jdbcUrl, bootstrap, port, base)) {
                 long first = 0;
