@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,12 @@ public final class KafkaCluster implements KafkaServers {
     /** A node is a small JVM: the lab's topics are small, and three of them share two cores with everything else. */
     private static final List<String> NODE_JVM_FLAGS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
             "-Dlogback.configurationFile=dev/ledgerlab/infra/kafka-node-logback.xml");
+    /**
+     * Extra flags for nodes that live a few minutes (tests): the C1 compiler only. C2 would spend most of a core for
+     * minutes compiling the broker's code, on two cores the node shares with every other process of a test, for a
+     * load that C1's code serves as well.
+     */
+    public static final List<String> SHORT_LIVED = List.of("-XX:TieredStopAtLevel=1");
 
     /**
      * One node: its id (also its broker id), where clients reach it, and where the other controllers do.
@@ -116,6 +123,12 @@ public final class KafkaCluster implements KafkaServers {
      * @param settings broker settings on top of the defaults and {@link Replication#brokerConfigs()}
      */
     public static KafkaCluster start(Path baseDirectory, List<Node> nodes, Map<String, String> settings) {
+        return start(baseDirectory, nodes, settings, List.of());
+    }
+
+    /** As {@link #start(Path, List, Map)}, each node's JVM started with {@code jvmFlags} too ({@link #SHORT_LIVED}). */
+    public static KafkaCluster start(Path baseDirectory, List<Node> nodes, Map<String, String> settings,
+            List<String> jvmFlags) {
         Path base = baseDirectory.toAbsolutePath().normalize();
         long started = System.nanoTime();
         try {
@@ -133,7 +146,8 @@ public final class KafkaCluster implements KafkaServers {
             var args = new ArrayList<>(List.of("--node=" + node.id(), "--voters=" + voters,
                     "--log-dir=" + base.resolve("kafka-" + node.id()), "--cluster-id=" + clusterId));
             brokerSettings.forEach((name, value) -> args.add("--set=" + name + "=" + value));
-            processes.put(node.id(), new NodeProcess(node, JavaCommand.of(KafkaNodeMain.class, NODE_JVM_FLAGS, args),
+            processes.put(node.id(), new NodeProcess(node, JavaCommand.of(KafkaNodeMain.class,
+                    Stream.concat(NODE_JVM_FLAGS.stream(), jvmFlags.stream()).toList(), args),
                     base.resolve("kafka-" + node.id() + ".log"), base.resolve("kafka-" + node.id() + ".pid")));
         }
         var cluster = new KafkaCluster(base, List.copyOf(nodes), processes);

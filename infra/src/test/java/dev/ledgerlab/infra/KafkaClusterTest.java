@@ -31,7 +31,7 @@ class KafkaClusterTest {
     @Test
     void keepsAcknowledgedRecordsWhenTheLeaderIsKilledAndCatchesTheNodeUpWhenItReturns() throws Exception {
         try (var cluster = KafkaCluster.start(TestDirectories.newDirectory("cluster"), KafkaCluster.nodesOnFreePorts(3),
-                KafkaCluster.SHORT_SESSIONS);
+                KafkaCluster.SHORT_SESSIONS, KafkaCluster.SHORT_LIVED);
                 var admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
             assertThat(cluster.nodes()).extracting(KafkaCluster.Node::id).containsExactly(1, 2, 3);
             assertThat(cluster.nodes()).map(node -> cluster.pid(node.id())).doesNotHaveDuplicates()
@@ -60,7 +60,7 @@ class KafkaClusterTest {
     @Test
     void refusesAnAcknowledgementWhileOnlyOneOfThreeNodesRuns() throws Exception {
         try (var cluster = KafkaCluster.start(TestDirectories.newDirectory("cluster"), KafkaCluster.nodesOnFreePorts(3),
-                KafkaCluster.SHORT_SESSIONS);
+                KafkaCluster.SHORT_SESSIONS, KafkaCluster.SHORT_LIVED);
                 var admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, Replication.of(3).factor())
                     .configs(Replication.of(3).topicConfigs()))).all().get(30, TimeUnit.SECONDS);

@@ -29,7 +29,7 @@ public final class ReplicatedKafka {
             var postgres = TestInfrastructure.get();
             long started = System.nanoTime();
             var cluster = KafkaCluster.start(EmbeddedInfrastructure.newRunDirectory("kafka-cluster"),
-                    KafkaCluster.nodesOnFreePorts(NODES), KafkaCluster.SHORT_SESSIONS);
+                    KafkaCluster.nodesOnFreePorts(NODES), KafkaCluster.SHORT_SESSIONS, KafkaCluster.SHORT_LIVED);
             Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "kafka-cluster-shutdown"));
             instance = new ReplicatedKafka(cluster, new Infrastructure(postgres.jdbcUrl(), postgres.username(),
                     postgres.password(), cluster.bootstrapServers()));
