@@ -24,7 +24,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record ProjectorProperties(
         @DefaultValue("accounts.events") String topic,
         @DefaultValue("projection") String groupId,
-        @DefaultValue("1") int concurrency,
+        @DefaultValue("2") int concurrency,
         @DefaultValue("accounts.events.dlt") String deadLetterTopic,
         @DefaultValue("1") short deadLetterReplicationFactor,
         @DefaultValue("3") int gapRetries,

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -81,8 +82,10 @@ class ConsumerGroupProofTest {
     void givesWorkToOnlyAsManyProjectorsAsThereArePartitions() throws Exception {
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_three", "--relay.partitions=3")) {
             var api = pipeline.together(pipeline::commandApi, pipeline::relay).get(0);
-            var projectors = pipeline.together(pipeline::projector, pipeline::projector, pipeline::projector,
-                    pipeline::projector, pipeline::projector);
+            // One consumer per projector here (the default is two): each process is then one member, and five
+            // members share three partitions.
+            Supplier<ServiceProcess> oneConsumer = () -> pipeline.projector("--projector.concurrency=1");
+            var projectors = pipeline.together(oneConsumer, oneConsumer, oneConsumer, oneConsumer, oneConsumer);
             // Members joining one after another make the group rebalance several times, and between two of those
             // rebalances the members may already hold one partition each (seen: a fourth member then received a
             // record). Only once Kafka calls the group Stable with all five in it is the assignment final.

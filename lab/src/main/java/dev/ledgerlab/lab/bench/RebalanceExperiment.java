@@ -65,7 +65,8 @@ final class RebalanceExperiment {
     void run(Path charts, String stamp) throws Exception {
         var variants = new ArrayList<Variant>();
         for (var positions : options.quick() ? List.of("kafka") : List.of("kafka", "database")) {
-            var args = List.of("--projector.positions=" + positions);
+            // One consumer per projector (the default is two), so that killing one of three kills one member of three.
+            var args = List.of("--projector.positions=" + positions, "--projector.concurrency=1");
             variants.add(new Variant("eager (classic, range)", positions, with(args,
                     "--spring.kafka.consumer.properties.partition.assignment.strategy="
                             + "org.apache.kafka.clients.consumer.RangeAssignor")));

@@ -46,9 +46,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *       the benchmark is told otherwise;</li>
  *   <li>the events (valid envelopes over 10,000 accounts, versions contiguous per account) produced straight into
  *       {@code accounts.events} as the relay would (key = account, lz4, acks=all);</li>
- *   <li>a bare KafkaConsumer reads the whole topic from offset zero, without and with a Jackson parse of each value
- *       (EventCodec, as the projector parses), as often as every measurement is repeated;</li>
- *   <li>the projector (in this JVM, with its own settings) projects the log, then replays it in place as often;</li>
+ *   <li>a bare KafkaConsumer reads the whole topic from offset zero with a Jackson parse of each value (EventCodec,
+ *       as the projector parses), once unmeasured to compile its code;</li>
+ *   <li>the projector (in this JVM, with its own settings) projects the log, unmeasured as well;</li>
+ *   <li>then, as often as every measurement is repeated: the bare consumer without and with the parse, and right after
+ *       them the projector's replay in place, so that each replay and its baseline share the same minute;</li>
  *   <li>a shadow rebuild of the same log while a light live load of deposits keeps arriving.</li>
  * </ol>
  * Every projected balance is checked against the fold of what was produced.
@@ -89,12 +91,11 @@ final class ReplaySuite {
             produce(bootstrap);
             report("produced", events, produceStart);
 
+            // The baseline's warm-up, as the initial projection below is the replay's: the measured runs of both start
+            // with their code compiled.
+            bareConsumer(bootstrap, true);
             var raw = new ArrayList<Double>();
             var parsed = new ArrayList<Double>();
-            for (int run = 0; run < runs; run++) {
-                raw.add(bareConsumer(bootstrap, false));
-                parsed.add(bareConsumer(bootstrap, true));
-            }
 
             var postgres = stack.postgres();
             var projector = startProjector(postgres.jdbcUrl(), postgres.username(), postgres.password(), bootstrap);
@@ -106,12 +107,21 @@ final class ReplaySuite {
                 awaitCaughtUp(jdbc);
                 report("initial projection (live consumer from zero)", events, initialStart);
 
+                // Each replay right after its baseline runs, so that both of a pair see the machine in the same minute:
+                // its speed moves by the hour here, and runs far apart compared that as well.
                 var replayRates = new ArrayList<Double>();
+                var pairRatios = new ArrayList<Double>();
                 for (int run = 0; run < runs; run++) {
+                    raw.add(bareConsumer(bootstrap, false));
+                    parsed.add(bareConsumer(bootstrap, true));
                     var done = await(queries, replays.startReplay("benchmark").id());
-                    replayRates.add(done.target() / done.elapsedSeconds());
-                    System.out.printf("replay %d: %,d events in %.2f s = %,.0f events/s (%s)%n", done.id(),
-                            done.target(), done.elapsedSeconds(), done.target() / done.elapsedSeconds(), done.state());
+                    // From the stored start and end, not the progress's rounded seconds.
+                    double seconds = Duration.between(done.startedAt(), done.finishedAt()).toNanos() / 1e9;
+                    replayRates.add(done.target() / seconds);
+                    pairRatios.add(done.target() / seconds / parsed.get(run));
+                    System.out.printf("replay %d: %,d events in %.3f s = %,.0f events/s (%s), %.2f of the parsing"
+                            + " consumer just before%n", done.id(), done.target(), seconds, done.target() / seconds,
+                            done.state(), pairRatios.get(run));
                 }
                 verify(jdbc);
 
@@ -132,6 +142,7 @@ final class ReplaySuite {
                 report.put("replay.events", events).put("replay.rate", replay).put("replay.rates", replayRates)
                         .put("replay.bare_consumer_rate", bareRaw).put("replay.bare_consumer_parse_rate", bareParsed)
                         .put("replay.bare_consumer_parse_rates", parsed)
+                        .put("replay.pair_ratios", pairRatios)
                         .put("replay.ratio", replay / bareParsed).put("replay.ratio_without_parse", replay / bareRaw)
                         .put("replay.rebuild_under_load_s", rebuildSeconds);
             } finally {
