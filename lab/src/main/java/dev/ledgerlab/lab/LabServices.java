@@ -38,6 +38,15 @@ public final class LabServices implements AutoCloseable {
     static final List<String> ALL = List.of(COMMAND_API, OUTBOX_RELAY, PROJECTOR);
 
     /** Each service's name in the log, by its configuration name. */
+    private static final String MAX_POLL_RECORDS = "spring.kafka.consumer.max-poll-records";
+    /**
+     * The projector's poll size in the lab, instead of its own 20,000: the lab's services and broker share one
+     * 256 MiB heap (lab/jvm.options), and two consumers holding 20,000 records each filled it, so a replay ran in
+     * full collections, three quarters of its time (~25,000 events/s; 2,000: ~75,000/s once compiled, one full
+     * collection per replay; docs/performance.md). A projector on its own keeps its 20,000. The lab's command line
+     * may set it all the same.
+     */
+    private static final int LAB_MAX_POLL_RECORDS = 2_000;
     private static final Map<String, String> SERVICES = Map.of(
             CommandApiApplication.CONFIG_NAME, COMMAND_API,
             OutboxRelayApplication.CONFIG_NAME, OUTBOX_RELAY,
@@ -107,6 +116,9 @@ public final class LabServices implements AutoCloseable {
                             : port(commandApi.join());
                     var projectorArgs = new ArrayList<>(passThrough);
                     projectorArgs.add(0, "--projector.page.command-api-url=http://localhost:" + apiPort);
+                    if (passThrough.stream().noneMatch(arg -> arg.startsWith("--" + MAX_POLL_RECORDS + "="))) {
+                        projectorArgs.add(0, "--" + MAX_POLL_RECORDS + "=" + LAB_MAX_POLL_RECORDS);
+                    }
                     return run(ProjectorApplication.class, ProjectorApplication.CONFIG_NAME, infrastructure,
                             ports.projector(), projectorArgs, first.equals(PROJECTOR), loggingReady::countDown);
                 });
