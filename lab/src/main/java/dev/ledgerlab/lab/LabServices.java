@@ -37,7 +37,6 @@ public final class LabServices implements AutoCloseable {
     /** Every service a lab can run, in the order the usage names them. */
     static final List<String> ALL = List.of(COMMAND_API, OUTBOX_RELAY, PROJECTOR);
 
-    /** Each service's name in the log, by its configuration name. */
     private static final String MAX_POLL_RECORDS = "spring.kafka.consumer.max-poll-records";
     /**
      * The projector's poll size in the lab, instead of its own 20,000: the lab's services and broker share one
@@ -47,6 +46,7 @@ public final class LabServices implements AutoCloseable {
      * may set it all the same.
      */
     private static final int LAB_MAX_POLL_RECORDS = 2_000;
+    /** Each service's name in the log, by its configuration name. */
     private static final Map<String, String> SERVICES = Map.of(
             CommandApiApplication.CONFIG_NAME, COMMAND_API,
             OutboxRelayApplication.CONFIG_NAME, OUTBOX_RELAY,
