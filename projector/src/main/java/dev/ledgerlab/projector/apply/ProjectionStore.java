@@ -3,6 +3,7 @@ package dev.ledgerlab.projector.apply;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.ReplayProperties;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -93,9 +94,32 @@ public class ProjectionStore {
         return new Fence(running.isEmpty() ? NO_EPOCH : running.get(0), null);
     }
 
-    /** The batch that carries the stored offsets to the replay's target ends the replay, in its own transaction. */
-    void completeReplay(Fence fence) {
+    /**
+     * The batch that carries the stored offsets to the replay's target ends the replay, in its own transaction.
+     *
+     * <p>Two consumers can carry the last two partitions to their targets at the same moment; each checks the
+     * others' offsets as committed, so neither would see the other's and the replay would never end (a write skew
+     * under read committed). So every transaction that has brought all of its own partitions to their targets first
+     * takes the replay's row: of two such transactions the later one checks after the earlier one committed and sees
+     * its offsets. Batches still short of the target on one of their partitions cannot end the replay and take
+     * nothing.
+     *
+     * @param partitions the partitions whose offsets this transaction wrote
+     */
+    void completeReplay(Fence fence, Collection<Integer> partitions) {
         if (fence.runningReplay() == null) {
+            return;
+        }
+        var mayEnd = jdbc.queryForList("""
+                SELECT r.id FROM projection.replays r
+                WHERE r.id = ? AND r.state = 'running'
+                  AND NOT EXISTS (SELECT 1 FROM projection.replay_targets t
+                                  LEFT JOIN projection.offsets o
+                                         ON o.group_id = r.group_id AND o.topic = r.topic AND o.partition = t.partition
+                                  WHERE t.replay_id = r.id AND t.partition = ANY (?)
+                                    AND coalesce(o.next_offset, 0) < t.end_offset)
+                FOR UPDATE OF r""", Long.class, fence.runningReplay(), partitions.toArray(Integer[]::new));
+        if (mayEnd.isEmpty()) {
             return;
         }
         jdbc.update("""

@@ -98,7 +98,7 @@ public class ProjectionWriter {
         }
         store.writeBalances(target, decided.changed(), decided.state(), current);
         store.writeOffsets(target, decided.progress());
-        store.completeReplay(fence);
+        store.completeReplay(fence, decided.progress().keySet());
         RuntimeException failure = decided.failure() != null ? decided.failure() : undecodable;
         int failedIndex = decided.failure() != null ? decided.stop() : undecodable != null ? entries.size() : -1;
         return new Outcome(decided.applied(), decided.duplicates(), decided.held().size(), decided.belowStoredOffset(),
@@ -124,7 +124,7 @@ public class ProjectionWriter {
         store.park(target, record.topic(), entry, reason);
         store.hold(target, entry);
         store.advance(target, record.partition(), record.offset());
-        store.completeReplay(fence);
+        store.completeReplay(fence, Set.of(record.partition()));
     }
 
     /** Moves the stored offset of the target past an undecodable record, unless the projection was reset since. */
@@ -137,7 +137,7 @@ public class ProjectionWriter {
         var stored = store.lockOffsets(target, Set.of(record.partition())).get(record.partition());
         if (stored == null || record.offset() >= stored) {
             store.advance(target, record.partition(), record.offset());
-            store.completeReplay(fence);
+            store.completeReplay(fence, Set.of(record.partition()));
         }
     }
 }
