@@ -124,6 +124,12 @@ public final class Bench {
                     perSecond(r, "replay.rate"), perSecond(r, "replay.bare_consumer_parse_rate")
                             + " (bare consumer parsing each value)", ratio(r, "replay.ratio"), ">= 0.8"));
         }
+        if (r.has("replay.lab.ratio")) {
+            rows.add(row("replay in place in the lab itself (its own JVM and heap) of %,.0f events".formatted(
+                    r.number("replay.lab.events")), perSecond(r, "replay.lab.rate"),
+                    perSecond(r, "replay.lab.bare_consumer_parse_rate") + " (bare consumer parsing each value)",
+                    ratio(r, "replay.lab.ratio"), ""));
+        }
         r.section("Summary", rows.toArray(String[]::new));
         if (r.has("command.ratio64")) {
             r.section("Deposits per second, every configuration (medians of the windows; ratio to JDBC)",

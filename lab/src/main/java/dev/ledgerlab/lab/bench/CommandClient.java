@@ -2,7 +2,11 @@ package dev.ledgerlab.lab.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
@@ -11,10 +15,13 @@ import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.util.Timeout;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What the benchmark asks of the lab over HTTP, with keep-alive connections (Apache HttpClient's pool, one connection
@@ -23,12 +30,19 @@ import org.apache.hc.core5.util.Timeout;
  */
 final class CommandClient implements AutoCloseable {
 
+    /** For the projector's progress answers only, which are few: the deposits' answers are read with indexOf. */
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     private final CloseableHttpClient http;
     private final String commandApi;
     private final String projector;
 
     /** What an accepted deposit answered. */
     record Deposit(UUID eventId, long version) {
+    }
+
+    /** How a replay in place ended: its events (the log end at its start) and its stored start and end. */
+    record Replay(long id, long events, double seconds) {
     }
 
     CommandClient(int commandApiPort, int projectorPort) {
@@ -79,11 +93,44 @@ final class CommandClient implements AutoCloseable {
         throw new IllegalStateException(request + " was not visible within a minute");
     }
 
+    /**
+     * Asks the projector, as its operator, for a replay in place and waits for its end (a look every 50 ms, for at
+     * most {@code limit}). A replay that ends other than completed stops the benchmark with what it said.
+     */
+    Replay replayInPlace(String operatorPassword, Duration limit) {
+        var authorization = "Basic " + Base64.getEncoder().encodeToString(
+                ("operator:" + operatorPassword).getBytes(StandardCharsets.UTF_8));
+        var started = new HttpPost(projector + "/projection/replay");
+        started.setHeader(HttpHeaders.AUTHORIZATION, authorization);
+        var progress = JSON.readTree(send(started, 202));
+        long deadline = System.nanoTime() + limit.toNanos();
+        while ("running".equals(progress.get("state").asString())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("replay still running after " + limit + ": " + progress);
+            }
+            Pause.millis(50);
+            var look = new HttpGet(projector + "/projection/replay");
+            look.setHeader(HttpHeaders.AUTHORIZATION, authorization);
+            progress = JSON.readTree(send(look, 200));
+        }
+        if (!"completed".equals(progress.get("state").asString())) {
+            throw new IllegalStateException("the replay ended " + progress);
+        }
+        var seconds = Duration.between(Instant.parse(progress.get("startedAt").asString()),
+                Instant.parse(progress.get("finishedAt").asString())).toNanos() / 1e9;
+        return new Replay(progress.get("id").asLong(), progress.get("target").asLong(), seconds);
+    }
+
     private String post(String uri, String json, int expected) {
         var post = new HttpPost(uri);
         post.setEntity(new StringEntity(json, ContentType.APPLICATION_JSON));
+        return send(post, expected);
+    }
+
+    private String send(ClassicHttpRequest request, int expected) {
+        var uri = request.getRequestUri();
         try {
-            return http.execute(post, response -> {
+            return http.execute(request, response -> {
                 var body = EntityUtils.toString(response.getEntity());
                 if (response.getCode() != expected) {
                     throw new IllegalStateException(uri + " answered " + response.getCode() + ": " + body);

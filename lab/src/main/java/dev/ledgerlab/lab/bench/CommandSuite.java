@@ -22,7 +22,10 @@ import org.HdrHistogram.Histogram;
  *       whole pipeline running and with the command API alone, against the same transaction over plain JDBC from as
  *       many threads against the same PostgreSQL;</li>
  *   <li>latency at a fixed open-loop load of half the measured maximum, and end to end at that load;</li>
- *   <li>the lab's resident memory after 100,000 deposits on fresh data, and after all of the above.</li>
+ *   <li>the lab's resident memory after 100,000 deposits on fresh data, and after all of the above;</li>
+ *   <li>then, in the same lab, replays in place of everything those runs wrote, by the lab's own projector (in the
+ *       lab's JVM and heap, beside the other services and the broker), each right after a bare consumer in the
+ *       benchmark's JVM has read and parsed the same topic.</li>
  * </ol>
  */
 final class CommandSuite {
@@ -30,6 +33,7 @@ final class CommandSuite {
     private static final String ALL = "command-api,outbox-relay,projector";
     private static final int ACCOUNTS = 1000;
     private static final int HOT = 10;
+    private static final String TOPIC = "accounts.events";
 
     private final BenchOptions options;
     private final Report report;
@@ -51,6 +55,7 @@ final class CommandSuite {
             throughput(lab, "pipeline", true);
             latency(lab);
             memoryAfterRun(lab);
+            replayInTheLab(lab);
         }
         try (var lab = startLab("alone", "command-api")) {
             throughput(lab, "alone", false);
@@ -336,6 +341,60 @@ final class CommandSuite {
         report.put("lab.rss_after_run_mib", rss).put("lab.rss_after_run_deposits", deposits);
         System.out.printf("lab resident memory after the throughput and latency runs, %,d deposits: %.0f MiB%n",
                 deposits, rss);
+    }
+
+    /**
+     * The replay as the lab's users run it ({@code POST /projection/replay}), as often as every measurement is
+     * repeated, each right after its baseline so that both share a minute of this machine; then the projection is
+     * checked against the accounts the command API wrote.
+     */
+    private void replayInTheLab(LabProcess lab) throws Exception {
+        var rates = new ArrayList<Double>();
+        var parsed = new ArrayList<Double>();
+        var pairRatios = new ArrayList<Double>();
+        long events = 0;
+        // Unmeasured, as in the replay suite: the baseline's code compiled, as the lab's was by its live projection.
+        BareConsumer.rate(lab.bootstrapServers(), TOPIC, true);
+        try (var client = new CommandClient(lab.commandApiPort(), lab.projectorPort())) {
+            for (int run = 0; run < options.repetitions(); run++) {
+                parsed.add(BareConsumer.rate(lab.bootstrapServers(), TOPIC, true));
+                var replay = client.replayInPlace(lab.operatorPassword(), Duration.ofMinutes(10));
+                events = replay.events();
+                rates.add(replay.events() / replay.seconds());
+                pairRatios.add(rates.get(run) / parsed.get(run));
+                System.out.printf("lab replay %d: %,d events in %.3f s = %,.0f events/s, %.2f of the parsing consumer"
+                        + " just before%n", replay.id(), replay.events(), replay.seconds(), rates.get(run),
+                        pairRatios.get(run));
+            }
+        }
+        long wrong = projectionAgainstAccounts(lab);
+        if (wrong != 0) {
+            throw new IllegalStateException(wrong + " accounts projected otherwise than the command API wrote them"
+                    + " after the lab's replays");
+        }
+        double rss = lab.residentMib();
+        double rate = Stats.median(rates);
+        double baseline = Stats.median(parsed);
+        report.put("replay.lab.events", events).put("replay.lab.rate", rate).put("replay.lab.rates", rates)
+                .put("replay.lab.bare_consumer_parse_rate", baseline).put("replay.lab.bare_consumer_parse_rates", parsed)
+                .put("replay.lab.ratio", rate / baseline).put("replay.lab.pair_ratios", pairRatios)
+                .put("lab.rss_after_replays_mib", rss);
+        System.out.printf("replay in the lab of %,d events: %,.0f/s = %.2f of the parsing consumer (%,.0f/s); every"
+                + " account as written; resident memory after it %.0f MiB%n", events, rate, rate / baseline,
+                baseline, rss);
+    }
+
+    /** Accounts whose projected balance or version differs from the command side's row (none once caught up). */
+    private static long projectionAgainstAccounts(LabProcess lab) throws SQLException {
+        try (var connection = DriverManager.getConnection(lab.jdbcUrl(), "postgres", "postgres");
+                var statement = connection.createStatement();
+                var rs = statement.executeQuery("""
+                        SELECT count(*) FROM ledger.accounts a
+                        LEFT JOIN projection.balances b ON b.account_id = a.account_id
+                        WHERE b.account_id IS NULL OR b.balance <> a.balance OR b.version <> a.version""")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static long deposits(LabProcess lab) throws SQLException {

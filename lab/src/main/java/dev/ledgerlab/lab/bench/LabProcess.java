@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -21,6 +22,7 @@ import java.util.regex.Pattern;
  */
 final class LabProcess implements AutoCloseable {
 
+    private static final String OPERATOR_PASSWORD = "LEDGER_LAB_OPERATOR_PASSWORD";
     private static final Pattern UP = Pattern.compile("Ledger Lab is up in ([0-9.]+) s");
     private static final Path SCRIPT = Path.of("ledger-lab");
     private static final Path ARCHIVE = Path.of("lab", "target", "app", "classes.jsa");
@@ -37,10 +39,12 @@ final class LabProcess implements AutoCloseable {
     private final int commandApiPort;
     private final int projectorPort;
     private final int relayPort;
+    private final String operatorPassword;
     private long readyNanos;
 
-    private LabProcess(Process process, Path output, long spawnedNanos, int[] ports) {
+    private LabProcess(Process process, Path output, long spawnedNanos, int[] ports, String operatorPassword) {
         this.process = process;
+        this.operatorPassword = operatorPassword;
         this.output = output;
         this.spawnedNanos = spawnedNanos;
         this.postgresPort = ports[0];
@@ -70,12 +74,19 @@ final class LabProcess implements AutoCloseable {
             var builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(Redirect.to(output.toFile()));
             builder.environment().put("LEDGER_LAB_SKIP_BUILD", "1");
+            // The operator's password, for the replays the benchmark asks for: the one the environment gives, else a
+            // new one for this lab.
+            var operatorPassword = builder.environment().get(OPERATOR_PASSWORD);
+            if (operatorPassword == null || operatorPassword.isBlank()) {
+                operatorPassword = UUID.randomUUID().toString();
+                builder.environment().put(OPERATOR_PASSWORD, operatorPassword);
+            }
             if (!javaOptions.isEmpty()) {
                 builder.environment().merge("LEDGER_LAB_JAVA_OPTS", String.join(" ", javaOptions),
                         (given, added) -> given + " " + added);
             }
             var process = builder.start();
-            var lab = new LabProcess(process, output, spawned, ports);
+            var lab = new LabProcess(process, output, spawned, ports, operatorPassword);
             lab.awaitUp();
             return lab;
         }
@@ -244,6 +255,10 @@ final class LabProcess implements AutoCloseable {
 
     int projectorPort() {
         return projectorPort;
+    }
+
+    String operatorPassword() {
+        return operatorPassword;
     }
 
     int relayPort() {

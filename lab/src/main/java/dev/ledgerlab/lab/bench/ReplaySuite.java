@@ -27,13 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -115,6 +111,10 @@ final class ReplaySuite {
                     raw.add(bareConsumer(bootstrap, false));
                     parsed.add(bareConsumer(bootstrap, true));
                     var done = await(queries, replays.startReplay("benchmark").id());
+                    if (!"completed".equals(done.state())) {
+                        throw new IllegalStateException("replay " + done.id() + " ended " + done.state() + ": "
+                                + done.detail());
+                    }
                     // From the stored start and end, not the progress's rounded seconds.
                     double seconds = Duration.between(done.startedAt(), done.finishedAt()).toNanos() / 1e9;
                     replayRates.add(done.target() / seconds);
@@ -203,33 +203,7 @@ final class ReplaySuite {
     }
 
     private double bareConsumer(String bootstrap, boolean parse) {
-        var props = new HashMap<String, Object>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
-        try (var consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
-            var assigned = new ArrayList<TopicPartition>();
-            for (int p = 0; p < partitions; p++) {
-                assigned.add(new TopicPartition(TOPIC, p));
-            }
-            consumer.assign(assigned);
-            consumer.seekToBeginning(assigned);
-            var ends = consumer.endOffsets(assigned);
-            long total = ends.values().stream().mapToLong(Long::longValue).sum();
-            long read = 0;
-            long checksum = 0;
-            long start = System.nanoTime();
-            while (read < total) {
-                for (var record : consumer.poll(Duration.ofMillis(500))) {
-                    checksum += parse ? EventCodec.fromJson(record.value()).version() : record.value().length();
-                    read++;
-                }
-            }
-            double rate = read / ((System.nanoTime() - start) / 1e9);
-            System.out.printf("bare consumer %s: %,d records, %,.0f records/s (checksum %d)%n",
-                    parse ? "with Jackson parse" : "without parse", read, rate, checksum);
-            return Math.round(rate);
-        }
+        return BareConsumer.rate(bootstrap, TOPIC, parse);
     }
 
     private ConfigurableApplicationContext startProjector(String jdbcUrl, String user, String password,
