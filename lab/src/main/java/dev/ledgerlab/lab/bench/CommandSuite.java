@@ -1,6 +1,7 @@
 package dev.ledgerlab.lab.bench;
 
 import dev.ledgerlab.infra.EmbeddedStack;
+import dev.ledgerlab.relay.RelayProperties;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -33,7 +34,7 @@ final class CommandSuite {
     private static final String ALL = "command-api,outbox-relay,projector";
     private static final int ACCOUNTS = 1000;
     private static final int HOT = 10;
-    private static final String TOPIC = "accounts.events";
+    private static final String TOPIC = RelayProperties.DEFAULT_TOPIC;
 
     private final BenchOptions options;
     private final Report report;

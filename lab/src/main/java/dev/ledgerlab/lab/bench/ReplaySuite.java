@@ -11,6 +11,7 @@ import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.projector.replay.Progress;
 import dev.ledgerlab.projector.replay.ReplayQueries;
 import dev.ledgerlab.projector.replay.Replays;
+import dev.ledgerlab.relay.RelayProperties;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,7 +54,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class ReplaySuite {
 
-    private static final String TOPIC = "accounts.events";
+    private static final String TOPIC = RelayProperties.DEFAULT_TOPIC;
 
     private final BenchOptions bench;
     private final Report report;
@@ -89,7 +90,7 @@ final class ReplaySuite {
 
             // The baseline's warm-up, as the initial projection below is the replay's: the measured runs of both start
             // with their code compiled.
-            bareConsumer(bootstrap, true);
+            BareConsumer.rate(bootstrap, TOPIC, true);
             var raw = new ArrayList<Double>();
             var parsed = new ArrayList<Double>();
 
@@ -108,8 +109,8 @@ final class ReplaySuite {
                 var replayRates = new ArrayList<Double>();
                 var pairRatios = new ArrayList<Double>();
                 for (int run = 0; run < runs; run++) {
-                    raw.add(bareConsumer(bootstrap, false));
-                    parsed.add(bareConsumer(bootstrap, true));
+                    raw.add(BareConsumer.rate(bootstrap, TOPIC, false));
+                    parsed.add(BareConsumer.rate(bootstrap, TOPIC, true));
                     var done = await(queries, replays.startReplay("benchmark").id());
                     if (!"completed".equals(done.state())) {
                         throw new IllegalStateException("replay " + done.id() + " ended " + done.state() + ": "
@@ -200,10 +201,6 @@ final class ReplaySuite {
         var envelope = new EventEnvelope(UUID.randomUUID(), ids[a], version,
                 Instant.now().truncatedTo(ChronoUnit.MICROS), event);
         producer.send(new ProducerRecord<>(TOPIC, ids[a].toString(), EventCodec.toJson(envelope)));
-    }
-
-    private double bareConsumer(String bootstrap, boolean parse) {
-        return BareConsumer.rate(bootstrap, TOPIC, parse);
     }
 
     private ConfigurableApplicationContext startProjector(String jdbcUrl, String user, String password,
