@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.MoneyDeposited;
+import dev.ledgerlab.problems.OperatorAccess;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
@@ -80,7 +81,9 @@ class OperatorAuthenticationTest extends ProjectorIntegrationTest {
                         "--spring.datasource.password=" + infra.password(),
                         "--spring.kafka.bootstrap-servers=" + infra.bootstrapServers(), "--server.port=0",
                         "--projector.topic=" + UNCONFIGURED_TOPIC, "--projector.group-id=operator-test",
-                        "--projector.replay.rebuild-group-id=operator-test-rebuild")) {
+                        "--projector.replay.rebuild-group-id=operator-test-rebuild",
+                        // No password, whatever the environment says (LEDGER_LAB_OPERATOR_PASSWORD binds to it).
+                        "--" + OperatorAccess.PASSWORD_PROPERTY + "=")) {
             var http = TestHttp.at(Integer.parseInt(projector.getEnvironment().getProperty("local.server.port")));
             long runs = replayRuns();
 
