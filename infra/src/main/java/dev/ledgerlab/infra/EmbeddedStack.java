@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -21,6 +22,8 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedStack implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
+    /** The JVM a directory belongs to, from its name ({@link #ownedName}). */
+    private static final Pattern OWNER = Pattern.compile("-pid(\\d+)-");
     private static final String LOCK_FILE = ".lock";
 
     private final Settings settings;
@@ -227,6 +230,36 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private static String describe(int kafkaNodes) {
         return kafkaNodes == 1 ? "a single Kafka broker" : "a Kafka cluster of " + kafkaNodes + " nodes";
+    }
+
+    /**
+     * Deletes every directory below {@code root} that earlier JVMs left ({@link #deleteIfAbandoned}), except those
+     * named for a JVM that still runs ({@link #ownedName}). Test JVMs run side by side (Maven builds two modules at a
+     * time, the proofs run in two JVMs), and only a whole stack holds a lock on its directory: a lone PostgreSQL or a
+     * Kafka cluster of another running JVM would otherwise be taken for abandoned, stopped and deleted under it.
+     */
+    public static void deleteAbandonedBelow(Path root) {
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (var earlier = Files.list(root)) {
+            earlier.filter(Files::isDirectory).filter(directory -> !ownedByARunningJvm(directory))
+                    .forEach(EmbeddedStack::deleteIfAbandoned);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
+        }
+    }
+
+    /** {@code name} marked as this JVM's, so that {@link #deleteAbandonedBelow} leaves it alone while it runs. */
+    public static String ownedName(String name) {
+        return name + "-pid" + ProcessHandle.current().pid() + "-";
+    }
+
+    static boolean ownedByARunningJvm(Path directory) {
+        var owner = OWNER.matcher(directory.getFileName().toString());
+        return owner.find() && ProcessHandle.of(Long.parseLong(owner.group(1))).map(ProcessHandle::isAlive)
+                .orElse(false);
     }
 
     /**

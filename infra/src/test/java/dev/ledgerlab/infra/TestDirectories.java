@@ -1,11 +1,7 @@
 package dev.ledgerlab.infra;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 /**
  * Test data lives below java.io.tmpdir, not in JUnit's @TempDir nor below target/: @TempDir is private (0700) to the
@@ -17,19 +13,13 @@ final class TestDirectories {
 
     static {
         // Directories of earlier test JVMs: delete those no live JVM holds, stopping any postmaster left in them.
-        if (Files.isDirectory(ROOT)) {
-            try (Stream<Path> earlier = Files.list(ROOT)) {
-                earlier.filter(Files::isDirectory).forEach(EmbeddedStack::deleteIfAbandoned);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+        EmbeddedStack.deleteAbandonedBelow(ROOT);
     }
 
     private TestDirectories() {
     }
 
     static Path newDirectory(String name) {
-        return ROOT.resolve(name + "-" + UUID.randomUUID().toString().substring(0, 8));
+        return ROOT.resolve(EmbeddedStack.ownedName(name) + UUID.randomUUID().toString().substring(0, 8));
     }
 }

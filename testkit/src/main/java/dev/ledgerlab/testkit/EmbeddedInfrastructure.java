@@ -1,13 +1,9 @@
 package dev.ledgerlab.testkit;
 
 import dev.ledgerlab.infra.EmbeddedStack;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.stream.Stream;
 
 /**
  * The embedded stack on free ports in a new directory below {@code <java.io.tmpdir>/ledger-lab-<user>/test-infra}
@@ -36,24 +32,16 @@ final class EmbeddedInfrastructure implements RunningInfrastructure {
 
     /** A directory of this JVM's own under {@link #ROOT}, named for the time, this JVM and what it holds. */
     static Path newRunDirectory(String what) {
-        return ROOT.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-pid"
-                + ProcessHandle.current().pid() + "-" + what);
+        return ROOT.resolve(EmbeddedStack.ownedName(LocalDateTime.now().format(
+                DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))) + what);
     }
 
     /**
      * Each test JVM gets a new directory; without this, the directory would grow by one cluster per run, and a JVM killed by a
-     * timeout would leave its postmaster running for good.
+     * timeout would leave its postmaster running for good. Directories of test JVMs still running are theirs.
      */
     private static void deleteEarlierRuns() {
-        if (!Files.isDirectory(ROOT)) {
-            return;
-        }
-        try (Stream<Path> earlier = Files.list(ROOT)) {
-            earlier.filter(Files::isDirectory).forEach(EmbeddedStack::deleteIfAbandoned);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + ROOT, e);
-        }
+        EmbeddedStack.deleteAbandonedBelow(ROOT);
     }
 
     @Override

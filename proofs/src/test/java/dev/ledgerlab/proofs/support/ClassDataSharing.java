@@ -68,8 +68,9 @@ final class ClassDataSharing {
         }
     }
 
+    /** Written by one process of this JVM at a time; another test JVM running beside it writes its own. */
     private static Path partial(String main) {
-        return DIRECTORY.resolve(main + "-" + classpathStamp() + ".jsa.partial");
+        return DIRECTORY.resolve(main + "-" + classpathStamp() + "-" + ProcessHandle.current().pid() + ".jsa.partial");
     }
 
     private static Path archive(String main) {

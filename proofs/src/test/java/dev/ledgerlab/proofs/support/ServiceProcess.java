@@ -102,7 +102,8 @@ public final class ServiceProcess implements AutoCloseable {
     private void spawn() {
         try {
             Files.createDirectories(LOGS);
-            log = LOGS.resolve(name + "-" + SEQUENCE.incrementAndGet() + ".log");
+            // Named for the test JVM too: proof classes run in two JVMs side by side, each counting from 1.
+            log = LOGS.resolve(name + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet() + ".log");
             var flags = classDataSharing ? ClassDataSharing.flags(main) : List.<String>of();
             var full = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     // Small and quick to start: several of these share two cores with the test and the brokers.
