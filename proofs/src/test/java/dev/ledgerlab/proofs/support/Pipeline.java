@@ -87,8 +87,14 @@ public final class Pipeline implements AutoCloseable {
         args.addAll(names.arguments());
         // Debezium's queue spins through the last millisecond of every poll interval, idle or not: at the lab's 5 ms a
         // relay took 18 % of a core doing nothing, at 20 ms 7 % (measured here, C1 as below). The proofs are about
-        // what reaches the projection, not how soon, and two dozen relays come and go while they run.
-        args.add("--relay.poll-interval=20ms");
+        // what reaches the projection, not how soon, and two dozen relays come and go while they run, beside a
+        // second test JVM doing the same.
+        args.add("--relay.poll-interval=100ms");
+        // A projector that is killed or halts leaves no LeaveGroup: the group waits out its session before the next
+        // member gets its partitions, and most proofs kill or halt one and start the next. 6 s is the least the
+        // broker accepts (group.min.session.timeout.ms); the lab keeps 10 s, against a member merely starved of CPU
+        // for a moment. Heartbeats stay at 1 s, six of them missed before a member is declared dead.
+        args.add("--spring.kafka.consumer.properties.session.timeout.ms=6000");
         args.addAll(extraArgs);
         args.addAll(List.of(more));
         return args;
