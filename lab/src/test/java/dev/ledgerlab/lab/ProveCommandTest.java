@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ class ProveCommandTest {
     /** {@code    name) test=Class#scenario ;;} or {@code test='Class#first*+second*'} in the script. */
     private static final Pattern ALIAS = Pattern.compile("(?m)^\\s+([a-z-]+)\\) test='?([A-Za-z#*+]+)'? ;;$");
     private static final Pattern PROOF_LINK = Pattern.compile("\\[`([A-Z][A-Za-z]*Test)(?:\\.[a-zA-Z]+)?`]");
+    private static final Map<String, Path> TEST_SOURCES = testSources();
 
     @Test
     void namesOnlyTestClassesAndScenariosThatExist() throws IOException {
@@ -74,19 +76,21 @@ class ProveCommandTest {
 
     /** The source of a test class in any module, as the script finds it; null if there is none. */
     private static Path testSource(String simpleName) {
-        try (Stream<Path> modules = Files.list(ROOT)) {
-            return modules.map(module -> module.resolve("src/test/java")).filter(Files::isDirectory)
-                    .flatMap(ProveCommandTest::walk)
-                    .filter(file -> file.getFileName().toString().equals(simpleName + ".java")).findFirst()
-                    .orElse(null);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TEST_SOURCES.get(simpleName + ".java");
     }
 
-    private static Stream<Path> walk(Path directory) {
-        try {
-            return Files.walk(directory).toList().stream();
+    /** Every test source of every module by file name, read once. */
+    private static Map<String, Path> testSources() {
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            var sources = new HashMap<String, Path>();
+            var testDirectories = modules.map(module -> module.resolve("src/test/java")).filter(Files::isDirectory)
+                    .toList();
+            for (var tests : testDirectories) {
+                try (Stream<Path> files = Files.walk(tests)) {
+                    files.forEach(file -> sources.putIfAbsent(file.getFileName().toString(), file));
+                }
+            }
+            return sources;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
