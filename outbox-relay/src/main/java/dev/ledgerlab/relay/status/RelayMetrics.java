@@ -20,7 +20,8 @@ import org.springframework.stereotype.Component;
  * (kept {@value #FRESH_MILLIS} ms); NaN when PostgreSQL cannot be asked or the slot does not exist:
  * <ul>
  * <li>{@code ledger_relay_slot_lag_bytes}: WAL written since the position the slot last confirmed
- * ({@code pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)}): what the relay still has to read;
+ * ({@code pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)}): what the relay still has to read; NaN
+ * too while PostgreSQL builds a new slot's snapshot, when {@code confirmed_flush_lsn} is still null;
  * <li>{@code ledger_relay_slot_wal_status{status}}: 1 for the slot's {@code wal_status} ({@code reserved},
  * {@code extended}, {@code unreserved}: past {@code max_slot_wal_keep_size}, {@code lost}: the WAL it needed is
  * gone), 0 for the others;
