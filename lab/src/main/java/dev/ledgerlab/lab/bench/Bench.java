@@ -49,7 +49,9 @@ public final class Bench {
             EmbeddedStack.deleteIfAbandoned(work);
         }
         report.put("duration_s", (System.nanoTime() - started) / 1e9);
-        var name = options.what().equals("all") ? "latest" : options.what();
+        // The quick run is the one run before and after every change: its figures are the latest too.
+        var name = options.what().equals("all") || options.quick() && options.what().equals("cost") ? "latest"
+                : options.what();
         report.write(options.out(), name, header(options, stamp));
         System.out.printf("%nbench %s done in %.0f s: %s%n%s%n", options.what(), (System.nanoTime() - started) / 1e9,
                 options.out().resolve(name + ".json"), report.markdown());
@@ -58,6 +60,9 @@ public final class Bench {
 
     private static void suite(BenchOptions options, Report report, Path work, Stamp stamp) throws Exception {
         var what = options.what();
+        if (what.equals("all") || what.equals("cost")) {
+            cost(options, report, work, stamp);
+        }
         if (what.equals("all") || what.equals("commands")) {
             LabProcess.prepareClassArchive(work);
             new CommandSuite(options, report, work).run(options.out(), stamp.line());
@@ -71,14 +76,92 @@ public final class Bench {
         summary(report);
     }
 
+    /** What a deposit costs this commit's lab, and another commit's beside it when asked (--compare). */
+    private static void cost(BenchOptions options, Report report, Path work, Stamp stamp) throws Exception {
+        var variants = new ArrayList<CostSuite.Variant>();
+        variants.add(new CostSuite.Variant(stamp.commit() + (stamp.dirty() ? "+" : ""), "", LabProcess.HERE));
+        ReferenceBuild reference = null;
+        try {
+            if (options.compare() != null) {
+                reference = ReferenceBuild.of(options.compare(), work);
+                report.put("compare.ref", options.compare()).put("compare.commit", reference.commit());
+                variants.add(new CostSuite.Variant(reference.commit(), "compare.", reference.root()));
+            }
+            new CostSuite(options, report, work, variants).run(options.out(), stamp.line());
+        }
+        finally {
+            if (reference != null) {
+                reference.close();
+            }
+        }
+    }
+
     private static String header(BenchOptions options, Stamp stamp) {
-        return "## Ledger Lab benchmark (%s%s)%n%n%s. Reproduce: `./ledger-lab bench%s%s`.".formatted(
+        return "## Ledger Lab benchmark (%s%s)%n%n%s. Reproduce: `./ledger-lab bench%s%s%s`.".formatted(
                 options.what(), options.quick() ? ", quick" : "", stamp.line(), options.quick() ? " --quick" : "",
-                options.what().equals("all") ? "" : " " + options.what());
+                options.compare() == null ? "" : " --compare=" + options.compare(),
+                options.what().equals("all") || options.what().equals("cost") && options.quick() ? ""
+                        : " " + options.what());
+    }
+
+    /** The table of what a deposit costs: this commit's figures, and another's with their ratio if compared. */
+    private static void costSummary(Report r) {
+        boolean compared = r.has("compare.cpu.per_deposit_ms");
+        var rows = new ArrayList<String>();
+        rows.add(compared ? "| figure | this commit | " + r.text("compare.commit") + " | ratio | target |"
+                : "| figure | this commit | target |");
+        rows.add(compared ? "| --- | --- | --- | --- | --- |" : "| --- | --- | --- |");
+        costRow(rows, r, compared, "CPU per deposit, whole lab (its JVM, its PostgreSQL), 64 clients, steady",
+                "cpu.per_deposit_ms", "%.3f ms", "<= 1.0 ms");
+        if (compared) {
+            rows.add(row("... round by round (this / " + r.text("compare.commit") + ", each pair a minute apart at most)",
+                    "", "", r.textList("compare.cpu.per_deposit_round_ratios"), ""));
+        }
+        CpuMeter.COMPONENTS.forEach((key, label) -> costRow(rows, r, compared, "... " + label,
+                "cpu.components." + key + "_ms", "%.3f ms", key.equals("command_api_http") ? "<= 0.3 ms" : ""));
+        costRow(rows, r, compared, "the load generator (64 HTTP clients; not counted above)", "cpu.load_generator_ms",
+                "%.3f ms", "");
+        costRow(rows, r, compared, "deposits/s, 64 HTTP clients, 1,000 accounts, whole pipeline", "cost.deposits_per_s",
+                "%,.0f/s", "");
+        rows.add(compared ? "| the ceiling: its transaction over JDBC, 64 threads, PostgreSQL alone | %,.0f/s | (the same)"
+                .formatted(r.number("command.ceiling_per_s")) + " | | |"
+                : "| the ceiling: its transaction over JDBC, 64 threads, PostgreSQL alone | %,.0f/s | |".formatted(
+                        r.number("command.ceiling_per_s")));
+        costRow(rows, r, compared, "... ratio to the ceiling", "command.ceiling_ratio64", "%.2f", ">= 0.45");
+        costRow(rows, r, compared, "... ratio to JDBC beside the pipeline (its own PostgreSQL)", "cost.ratio64", "%.2f",
+                "");
+        costRow(rows, r, compared, "first minute of a fresh lab: its last 5 s against the steady rate",
+                "warmup.ratio60", "%.2f", ">= 0.9");
+        costRow(rows, r, compared, "the relay's farthest behind the commands in that minute", "relay.max_behind_s",
+                "%.1f s", "<= 1 s");
+        costRow(rows, r, compared, "end to end at a fixed 300/s (answer to balance visible), p50", "e2e.fixed300.p50_ms",
+                "%.1f ms", "<= 15 ms");
+        costRow(rows, r, compared, "... p99", "e2e.fixed300.p99_ms", "%.1f ms", "<= 50 ms");
+        costRow(rows, r, compared, "lab start to ready", "lab.ready_s", "%.1f s", "<= 8 s");
+        r.section("What a deposit costs" + (compared ? ", against " + r.text("compare.ref") + " in the same run" : ""),
+                rows.toArray(String[]::new));
+    }
+
+    private static void costRow(List<String> rows, Report r, boolean compared, String what, String key, String format,
+            String target) {
+        if (!r.has(key)) {
+            return;
+        }
+        double value = r.number(key);
+        if (!compared) {
+            rows.add(row(what, format.formatted(value), target));
+            return;
+        }
+        double other = r.number("compare." + key);
+        rows.add(row(what, format.formatted(value), format.formatted(other),
+                other == 0 ? "" : "%.2f".formatted(value / other), target));
     }
 
     /** The table of the README: each figure, its baseline from the same run, the ratio, the target. */
     private static void summary(Report r) {
+        if (r.has("cpu.per_deposit_ms")) {
+            costSummary(r);
+        }
         var rows = new ArrayList<String>(List.of(
                 "| what | the lab | baseline, same run | ratio | target |",
                 "| --- | --- | --- | --- | --- |"));
@@ -130,7 +213,9 @@ public final class Bench {
                     perSecond(r, "replay.lab.bare_consumer_parse_rate") + " (bare consumer parsing each value)",
                     ratio(r, "replay.lab.ratio"), ""));
         }
-        r.section("Summary", rows.toArray(String[]::new));
+        if (rows.size() > 2) {
+            r.section("Summary", rows.toArray(String[]::new));
+        }
         if (r.has("command.ratio64")) {
             r.section("Deposits per second, every configuration (medians of the windows; ratio to JDBC)",
                     "| mode | accounts | clients | HTTP | JDBC | ratio |", "| --- | --- | --- | --- | --- | --- |");

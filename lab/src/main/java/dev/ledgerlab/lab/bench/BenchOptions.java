@@ -17,21 +17,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param fsync  PostgreSQL's fsync and synchronous_commit, on as the lab runs it unless told otherwise
  * @param out    where the results go
  * @param profile  record a Java Flight Recorder profile of every process measured, in DIR/profiles
+ * @param compare  another commit (anything {@code git rev-parse} takes) whose lab is measured beside this one's in
+ *                 the same run, or null
  */
-record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean profile) {
+record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean profile, String compare) {
 
     private static final AtomicInteger PROFILES = new AtomicInteger();
 
     static final String USAGE = """
-            Usage: ./ledger-lab bench [--quick] [--fsync=off] [--out=DIR] [--profile] [all|commands|relay|replay|producer|rebalance]
-              all        the whole suite (default): commands, end-to-end latency, relay drain, replay, lab start and
-                         memory, each against its baseline measured in the same run; writes DIR/latest.json, .md, .png
+            Usage: ./ledger-lab bench [--quick] [--compare=REF] [--fsync=off] [--out=DIR] [--profile]
+                                      [all|cost|commands|relay|replay|producer|rebalance]
+              all        the whole suite (default): what a deposit costs, commands, end-to-end latency, relay drain,
+                         replay, lab start and memory, each against its baseline measured in the same run; writes
+                         DIR/latest.json, .md, .png
+              cost       only what a deposit costs: CPU per deposit by component at 64 clients, deposits/s against
+                         PostgreSQL alone and beside the pipeline, the first minute, the relay's distance behind,
+                         end to end at a fixed 300/s
               commands   only the command path: throughput, latency, end to end, lab start and memory
               relay      only the relay's backlog drain against a bare Debezium engine and a bare producer
               replay     only the replay against a bare consumer
               producer   the relay's producer at linger.ms 0/10/100 and four compressions (experiment)
               rebalance  three projectors, one killed, under three rebalance protocols (experiment)
-              --quick    short windows, fewer configurations (under 5 minutes for the suite)
+              --quick    what a deposit costs, short windows (under 5 minutes; twice the labs' part with --compare);
+                         with a part named, that part with short windows and fewer configurations
+              --compare=REF  build commit REF in a git work tree and measure its lab beside this one's, alternately,
+                         in the same run (what a deposit costs): each figure of both, and their ratio
               --fsync=off  PostgreSQL without fsync and synchronous_commit (the results say so)
               --out=DIR  default bench-results
               --profile  a Java Flight Recorder profile of each process measured (lab, relay, bare engine),
@@ -44,6 +54,8 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
         boolean fsync = true;
         Path out = Path.of("bench-results");
         boolean profile = false;
+        String compare = null;
+        boolean named = false;
         for (var arg : args) {
             if (arg.equals("--quick")) {
                 quick = true;
@@ -57,14 +69,25 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
             else if (arg.equals("--profile")) {
                 profile = true;
             }
-            else if (List.of("all", "commands", "relay", "replay", "producer", "rebalance").contains(arg)) {
+            else if (arg.startsWith("--compare=") && arg.length() > "--compare=".length()) {
+                compare = arg.substring("--compare=".length());
+            }
+            else if (List.of("all", "cost", "commands", "relay", "replay", "producer", "rebalance").contains(arg)) {
                 what = arg;
+                named = true;
             }
             else {
                 throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
             }
         }
-        return new BenchOptions(what, quick, fsync, out, profile);
+        if (quick && !named) {
+            what = "cost";
+        }
+        if (compare != null && !List.of("all", "cost").contains(what)) {
+            throw new IllegalArgumentException("--compare measures what a deposit costs: with all or cost only\n"
+                    + USAGE);
+        }
+        return new BenchOptions(what, quick, fsync, out, profile, compare);
     }
 
     Duration warmup() {
@@ -91,6 +114,16 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
 
     List<Integer> clients() {
         return quick ? List.of(64) : List.of(1, 16, 64);
+    }
+
+    /** The measured window of each round of the cost suite, at 64 clients. */
+    Duration costWindow() {
+        return quick ? Duration.ofSeconds(8) : Duration.ofSeconds(20);
+    }
+
+    /** How long the cost suite's open loop runs at a fixed 300 deposits per second. */
+    Duration fixedRateRun() {
+        return quick ? Duration.ofSeconds(10) : Duration.ofSeconds(30);
     }
 
     Duration latencyRun() {

@@ -17,10 +17,17 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.Plot;
+import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.category.StackedBarRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
+import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -110,6 +117,32 @@ final class Charts {
         save(file, title, stamp, new XYPlot(data, new NumberAxis(xLabel), y, renderer(lines.size(), true)));
     }
 
+    /**
+     * One horizontal bar per lab (a commit), stacked by component: each component's share of what a deposit costs,
+     * in the same colour on every bar.
+     */
+    static void stackedBars(Path file, String title, String stamp, Map<String, Map<String, Double>> bars) {
+        var data = new DefaultCategoryDataset();
+        bars.forEach((bar, parts) -> parts.forEach((part, value) -> data.addValue(value, part, bar)));
+        var renderer = new StackedBarRenderer();
+        int series = bars.values().stream().mapToInt(Map::size).max().orElse(0);
+        var palette = new Color[] {new Color(0x1f77b4), new Color(0xaec7e8), new Color(0xff7f0e), new Color(0xffbb78),
+            new Color(0x2ca02c), new Color(0x98df8a), new Color(0xd62728), new Color(0xff9896), new Color(0x9467bd),
+            new Color(0xc5b0d5), new Color(0x8c564b), new Color(0xc49c94), new Color(0xe377c2), new Color(0x7f7f7f),
+            new Color(0xbcbd22), new Color(0x17becf)};
+        for (int i = 0; i < series; i++) {
+            renderer.setSeriesPaint(i, palette[i % palette.length]);
+        }
+        renderer.setShadowVisible(false);
+        renderer.setBarPainter(new StandardBarPainter());
+        var plot = new CategoryPlot(data, new CategoryAxis("commit"), new NumberAxis("ms of CPU per deposit"),
+                renderer);
+        plot.setOrientation(PlotOrientation.HORIZONTAL);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        write(file, title, stamp, plot, 1100, 380 + 60 * bars.size());
+    }
+
     private static XYLineAndShapeRenderer renderer(int series, boolean shapes) {
         var renderer = new XYLineAndShapeRenderer(true, shapes);
         for (int i = 0; i < series; i++) {
@@ -123,11 +156,15 @@ final class Charts {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        write(file, title, stamp, plot, 900, 520);
+    }
+
+    private static void write(Path file, String title, String stamp, Plot plot, int width, int height) {
         var chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 16), plot, true);
         chart.setBackgroundPaint(Color.WHITE);
         chart.addSubtitle(new TextTitle(stamp, new Font(Font.SANS_SERIF, Font.PLAIN, 11)));
         try {
-            ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 520);
+            ChartUtils.saveChartAsPNG(file.toFile(), chart, width, height);
         }
         catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);

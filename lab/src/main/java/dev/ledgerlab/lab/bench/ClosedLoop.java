@@ -69,40 +69,64 @@ final class ClosedLoop {
 
     /** Commands per second in each window. */
     static List<Double> run(int clients, Clients factory, Duration warmup, Duration window, int windows) {
-        var done = new LongAdder();
-        var stop = new AtomicBoolean();
-        var failure = new AtomicReference<Throwable>();
-        var threads = new ArrayList<Thread>();
-        for (int t = 0; t < clients; t++) {
-            int index = t;
-            var thread = new Thread(() -> {
-                try (var client = factory.create(index)) {
-                    int sequence = 0;
-                    while (!stop.get()) {
-                        client.command(sequence++);
-                        done.increment();
-                    }
-                }
-                catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                    stop.set(true);
-                }
-            }, "bench-client-" + t);
-            thread.setDaemon(true);
-            threads.add(thread);
-            thread.start();
-        }
         var rates = new ArrayList<Double>();
-        try {
+        try (var load = start(clients, factory)) {
             Pause.millis(warmup.toMillis());
-            for (int w = 0; w < windows && failure.get() == null; w++) {
-                long before = done.sum();
+            for (int w = 0; w < windows && !load.failed(); w++) {
+                long before = load.done();
                 long started = System.nanoTime();
                 Pause.millis(window.toMillis());
-                rates.add((done.sum() - before) / ((System.nanoTime() - started) / 1e9));
+                rates.add((load.done() - before) / ((System.nanoTime() - started) / 1e9));
             }
         }
-        finally {
+        return rates;
+    }
+
+    /** Starts {@code clients} threads sending commands until the returned load is closed. */
+    static Running start(int clients, Clients factory) {
+        return new Running(clients, factory);
+    }
+
+    /** A closed loop under way: how many commands it has completed; closing it stops it and reports a failure. */
+    static final class Running implements AutoCloseable {
+
+        private final LongAdder done = new LongAdder();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final List<Thread> threads = new ArrayList<>();
+
+        private Running(int clients, Clients factory) {
+            for (int t = 0; t < clients; t++) {
+                int index = t;
+                var thread = new Thread(() -> {
+                    try (var client = factory.create(index)) {
+                        int sequence = 0;
+                        while (!stop.get()) {
+                            client.command(sequence++);
+                            done.increment();
+                        }
+                    }
+                    catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                        stop.set(true);
+                    }
+                }, "bench-client-" + t);
+                thread.setDaemon(true);
+                threads.add(thread);
+                thread.start();
+            }
+        }
+
+        long done() {
+            return done.sum();
+        }
+
+        boolean failed() {
+            return failure.get() != null;
+        }
+
+        @Override
+        public void close() {
             stop.set(true);
             for (var thread : threads) {
                 try {
@@ -112,10 +136,9 @@ final class ClosedLoop {
                     Thread.currentThread().interrupt();
                 }
             }
+            if (failure.get() != null) {
+                throw new IllegalStateException("a client failed: " + failure.get(), failure.get());
+            }
         }
-        if (failure.get() != null) {
-            throw new IllegalStateException("a client failed: " + failure.get(), failure.get());
-        }
-        return rates;
     }
 }

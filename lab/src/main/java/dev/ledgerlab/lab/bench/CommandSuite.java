@@ -127,7 +127,7 @@ final class CommandSuite {
                 if (pipeline) {
                     awaitProjected(lab);
                 }
-                var jdbc = ClosedLoop.run(clients, index -> jdbcDeposits(lab, set.getValue(), index),
+                var jdbc = ClosedLoop.run(clients, index -> JdbcCommands.depositClient(lab.jdbcUrl(), set.getValue(), index),
                         options.warmup(), options.window(), options.repetitions());
                 if (pipeline) {
                     awaitProjected(lab);
@@ -173,7 +173,7 @@ final class CommandSuite {
                 break;
             }
         }
-        var jdbc = ClosedLoop.run(64, index -> jdbcDeposits(lab, accounts, index), Duration.ZERO,
+        var jdbc = ClosedLoop.run(64, index -> JdbcCommands.depositClient(lab.jdbcUrl(), accounts, index), Duration.ZERO,
                 options.warmUpWindow(), 1);
         if (pipeline) {
             awaitProjected(lab);
@@ -189,7 +189,7 @@ final class CommandSuite {
                 "%,.0f".formatted(jdbc.get(0)));
     }
 
-    private static ClosedLoop.Client httpDeposits(LabProcess lab, List<UUID> accounts, int index) {
+    static ClosedLoop.Client httpDeposits(LabProcess lab, List<UUID> accounts, int index) {
         var client = new CommandClient(lab.commandApiPort(), lab.projectorPort());
         var random = new Random(index);
         return new ClosedLoop.Client() {
@@ -205,27 +205,11 @@ final class CommandSuite {
         };
     }
 
-    private static ClosedLoop.Client jdbcDeposits(LabProcess lab, List<UUID> accounts, int index) throws SQLException {
-        var jdbc = new JdbcCommands(lab.jdbcUrl());
-        var random = new Random(index);
-        return new ClosedLoop.Client() {
-            @Override
-            public void command(int sequence) throws SQLException {
-                jdbc.deposit(accounts.get(random.nextInt(accounts.size())), 1);
-            }
-
-            @Override
-            public void close() throws SQLException {
-                jdbc.close();
-            }
-        };
-    }
-
     /**
      * Waits until the projector has applied every event written, so that the next measurement does not share the
      * machine with the pipeline catching up on the last one.
      */
-    private static void awaitProjected(LabProcess lab) throws SQLException {
+    static void awaitProjected(LabProcess lab) throws SQLException {
         try (var connection = DriverManager.getConnection(lab.jdbcUrl(), "postgres", "postgres")) {
             awaitProjected(connection, Duration.ofMinutes(10));
         }

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 
 /**
@@ -77,6 +78,23 @@ final class JdbcCommands implements AutoCloseable {
             connection.rollback();
             throw e;
         }
+    }
+
+    /** A closed-loop client of thread {@code index}: deposits of 1 into random {@code accounts}, one connection. */
+    static ClosedLoop.Client depositClient(String jdbcUrl, List<UUID> accounts, int index) throws SQLException {
+        var jdbc = new JdbcCommands(jdbcUrl);
+        var random = new Random(index);
+        return new ClosedLoop.Client() {
+            @Override
+            public void command(int sequence) throws SQLException {
+                jdbc.deposit(accounts.get(random.nextInt(accounts.size())), 1);
+            }
+
+            @Override
+            public void close() throws SQLException {
+                jdbc.close();
+            }
+        };
     }
 
     /** Opens accounts as the command API would: the account row and its AccountOpened event, one transaction each. */

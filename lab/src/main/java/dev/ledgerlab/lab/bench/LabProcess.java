@@ -24,6 +24,8 @@ final class LabProcess implements AutoCloseable {
 
     private static final String OPERATOR_PASSWORD = "LEDGER_LAB_OPERATOR_PASSWORD";
     private static final Pattern UP = Pattern.compile("Ledger Lab is up in ([0-9.]+) s");
+    /** The checkout whose lab the benchmark measures unless told otherwise: the one it runs from. */
+    static final Path HERE = Path.of("");
     private static final Path SCRIPT = Path.of("ledger-lab");
     private static final Path ARCHIVE = Path.of("lab", "target", "app", "classes.jsa");
     /** Where the script's first lab writes the archive, kept (and renamed at the next start) if that lab came up. */
@@ -32,6 +34,7 @@ final class LabProcess implements AutoCloseable {
     private static final Path JAR = Path.of("lab", "target", "ledger-lab.jar");
 
     private final Process process;
+    private final Path dataDirectory;
     private final Path output;
     private final long spawnedNanos;
     private final int postgresPort;
@@ -42,8 +45,10 @@ final class LabProcess implements AutoCloseable {
     private final String operatorPassword;
     private long readyNanos;
 
-    private LabProcess(Process process, Path output, long spawnedNanos, int[] ports, String operatorPassword) {
+    private LabProcess(Process process, Path dataDirectory, Path output, long spawnedNanos, int[] ports,
+            String operatorPassword) {
         this.process = process;
+        this.dataDirectory = dataDirectory;
         this.operatorPassword = operatorPassword;
         this.output = output;
         this.spawnedNanos = spawnedNanos;
@@ -59,8 +64,15 @@ final class LabProcess implements AutoCloseable {
      * it prints that it is up. {@code javaOptions} go to its JVM after lab/jvm.options, as LEDGER_LAB_JAVA_OPTS.
      */
     static LabProcess start(Path dataDirectory, String services, List<String> extraArgs, List<String> javaOptions) {
+        return start(HERE, dataDirectory, services, extraArgs, javaOptions);
+    }
+
+    /** The same, with the script and the build of another checkout ({@code root}): another commit's lab. */
+    static LabProcess start(Path root, Path dataDirectory, String services, List<String> extraArgs,
+            List<String> javaOptions) {
         int[] ports = EmbeddedStack.freePorts(6);
-        var args = new ArrayList<>(List.of("--data-dir=" + dataDirectory, "--fresh", "--postgres-port=" + ports[0],
+        var args = new ArrayList<>(List.of("--data-dir=" + dataDirectory.toAbsolutePath(), "--fresh",
+                "--postgres-port=" + ports[0],
                 "--kafka-port=" + ports[1], "--controller-port=" + ports[2], "--command-api-port=" + ports[3],
                 "--projector-port=" + ports[4], "--relay-port=" + ports[5], "--services=" + services));
         args.addAll(extraArgs);
@@ -69,7 +81,7 @@ final class LabProcess implements AutoCloseable {
             Files.createDirectories(dataDirectory.getParent());
             long spawned = System.nanoTime();
             var command = new ArrayList<String>();
-            command.add(SCRIPT.toAbsolutePath().toString());
+            command.add(root.resolve(SCRIPT).toAbsolutePath().toString());
             command.addAll(args);
             var builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(Redirect.to(output.toFile()));
@@ -86,7 +98,7 @@ final class LabProcess implements AutoCloseable {
                         (given, added) -> given + " " + added);
             }
             var process = builder.start();
-            var lab = new LabProcess(process, output, spawned, ports, operatorPassword);
+            var lab = new LabProcess(process, dataDirectory, output, spawned, ports, operatorPassword);
             lab.awaitUp();
             return lab;
         }
@@ -101,31 +113,39 @@ final class LabProcess implements AutoCloseable {
      * start after it). Says so when it does.
      */
     static void prepareClassArchive(Path work) {
-        if (!Files.isRegularFile(SCRIPT)) {
+        prepareClassArchive(HERE, work);
+    }
+
+    /** The same for the lab of another checkout. */
+    static void prepareClassArchive(Path root, Path work) {
+        if (!Files.isRegularFile(root.resolve(SCRIPT))) {
             throw new IllegalStateException("run the benchmark from the project's directory, as ./ledger-lab bench");
         }
         // The script unpacks the jar again, without the archive, after every build.
-        if (classArchiveWritten()) {
+        if (classArchiveWritten(root)) {
             return;
         }
-        try (var lab = start(work.resolve("archive"), "command-api,outbox-relay,projector", List.of(), List.of())) {
+        try (var lab = start(root, work.resolve("archive-" + UUID.randomUUID().toString().substring(0, 8)),
+                "command-api,outbox-relay,projector", List.of(), List.of())) {
             System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
                     lab.readySeconds());
         }
-        if (!classArchiveWritten()) {
-            throw new IllegalStateException("the lab stopped without writing " + WRITTEN_ARCHIVE);
+        if (!classArchiveWritten(root)) {
+            throw new IllegalStateException("the lab stopped without writing " + root.resolve(WRITTEN_ARCHIVE));
         }
     }
 
     /** An archive since the last build: in use, or written by a lab that came up, for the script's next start. */
-    private static boolean classArchiveWritten() {
+    private static boolean classArchiveWritten(Path root) {
         try {
-            var built = Files.getLastModifiedTime(JAR);
-            if (Files.isRegularFile(ARCHIVE)) {
-                return Files.getLastModifiedTime(ARCHIVE).compareTo(built) > 0;
+            var built = Files.getLastModifiedTime(root.resolve(JAR));
+            var archive = root.resolve(ARCHIVE);
+            var written = root.resolve(WRITTEN_ARCHIVE);
+            if (Files.isRegularFile(archive)) {
+                return Files.getLastModifiedTime(archive).compareTo(built) > 0;
             }
-            return Files.isRegularFile(WRITTEN_ARCHIVE) && Files.isRegularFile(CAME_UP)
-                    && Files.getLastModifiedTime(WRITTEN_ARCHIVE).compareTo(built) > 0;
+            return Files.isRegularFile(written) && Files.isRegularFile(root.resolve(CAME_UP))
+                    && Files.getLastModifiedTime(written).compareTo(built) > 0;
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -212,6 +232,11 @@ final class LabProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /** A meter of where this lab's CPU goes: its JVM's threads and its PostgreSQL's processes. */
+    CpuMeter cpuMeter() {
+        return new CpuMeter(process.pid(), dataDirectory.resolve("postgres"), commandApiPort);
+    }
+
     /**
      * CPU seconds the lab JVM's JIT compiler threads (C1, C2) have used so far, from /proc: while they keep
      * working, the lab is not yet running the code it will run once warm.
@@ -223,10 +248,7 @@ final class LabProcess implements AutoCloseable {
                 try {
                     var name = Files.readString(task.resolve("comm")).strip();
                     if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-                        var stat = Files.readString(task.resolve("stat"));
-                        var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
-                        ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                        ticks += Math.max(0, CpuMeter.ticks(task.resolve("stat")));
                     }
                 }
                 catch (IOException gone) {

@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -102,21 +101,8 @@ final class RelaySuite {
             var writeRates = new ArrayList<Double>();
             for (int run = 0; run < options.repetitions(); run++) {
                 long positionBefore = maxPosition(jdbcUrl);
-                writeRates.add(ClosedLoop.runCount(8, index -> {
-                    var jdbc = new JdbcCommands(jdbcUrl);
-                    var random = new Random(index);
-                    return new ClosedLoop.Client() {
-                        @Override
-                        public void command(int sequence) throws Exception {
-                            jdbc.deposit(accounts.get(random.nextInt(accounts.size())), 1);
-                        }
-
-                        @Override
-                        public void close() throws Exception {
-                            jdbc.close();
-                        }
-                    };
-                }, events));
+                writeRates.add(ClosedLoop.runCount(8, index -> JdbcCommands.depositClient(jdbcUrl, accounts, index),
+                        events));
 
                 var relayDrain = relayDrain(jdbcUrl, bootstrap, relayPort, base, events);
                 relayRates.add(relayDrain.steadyPerSecond(events));

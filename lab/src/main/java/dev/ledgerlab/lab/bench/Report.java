@@ -91,6 +91,17 @@ final class Report {
         return !node.isMissingNode() && !node.isNull();
     }
 
+    String text(String path) {
+        return root.at("/" + path.replace('.', '/')).asString();
+    }
+
+    /** A list's items, joined by " / ". */
+    String textList(String path) {
+        var items = new ArrayList<String>();
+        root.at("/" + path.replace('.', '/')).forEach(item -> items.add(item.asString()));
+        return String.join(" / ", items);
+    }
+
     double number(String path) {
         return root.at("/" + path.replace('.', '/')).asDouble();
     }
