@@ -71,7 +71,8 @@ final class CostSuite {
             for (var variant : variants) {
                 LabProcess.prepareClassArchive(variant.root(), work);
                 var dir = work.resolve("cost-" + variant.label() + "-" + UUID.randomUUID().toString().substring(0, 8));
-                var process = LabProcess.start(variant.root(), dir, ALL, options.postgresArguments(), List.of());
+                var process = LabProcess.start(variant.root(), dir, ALL, options.postgresArguments(),
+                        options.profileFlags("lab-cost-" + variant.label()));
                 System.out.printf("lab %s up in %.1f s, pid %d%n", variant.label(), process.readySeconds(),
                         process.pid());
                 report.put(variant.prefix() + "lab.ready_s", process.readySeconds());
