@@ -21,16 +21,14 @@ public final class OutboxProducer {
      */
     public static Producer<String, String> create(String bootstrapServers, String clientId, Duration linger,
             Duration deadline) {
-        return create(bootstrapServers, clientId, linger, deadline, "lz4");
+        return new KafkaProducer<>(settings(bootstrapServers, clientId, linger, deadline), new StringSerializer(),
+                new StringSerializer());
     }
 
-    /**
-     * The same with another compression ({@code none}, {@code gzip}, {@code lz4}, {@code zstd}): for the benchmark's
-     * producer experiment, which varies it and linger on exactly these settings.
-     */
-    public static Producer<String, String> create(String bootstrapServers, String clientId, Duration linger,
-            Duration deadline, String compression) {
-        return new KafkaProducer<>(Map.of(
+    /** The producer's settings, for a producer made elsewhere with the relay's (the benchmark's baselines). */
+    public static Map<String, Object> settings(String bootstrapServers, String clientId, Duration linger,
+            Duration deadline) {
+        return Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.CLIENT_ID_CONFIG, clientId,
                 // Acknowledged means written to every in-sync replica: only then may the offset move.
@@ -47,11 +45,10 @@ public final class OutboxProducer {
                 // deadline (OutboxPublisher) is what gives up, and it gives up on the whole rest of the batch.
                 ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1",
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(Integer.MAX_VALUE),
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, compression,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4",
                 ProducerConfig.LINGER_MS_CONFIG, Long.toString(linger.toMillis()),
                 // How long send() itself may block, waiting for the topic's metadata while no broker answers (60 s by
                 // default, for every send of a batch): no longer than the relay waits for an acknowledgement.
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deadline.toMillis())),
-                new StringSerializer(), new StringSerializer());
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deadline.toMillis()));
     }
 }

@@ -1,2 +1,2 @@
 /** {@code ./ledger-lab bench}: the lab's speed measured against baselines run on the same machine, in the same run. */
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;

@@ -1,4 +1,4 @@
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;

@@ -1,8 +1,7 @@
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;
 
 import dev.ledgerlab.infra.EmbeddedStack;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +31,7 @@ final class LabProcess implements AutoCloseable {
     private static final Path WRITTEN_ARCHIVE = Path.of("lab", "target", "app", "classes.jsa.partial");
     private static final Path CAME_UP = Path.of("lab", "target", "app", "classes.jsa.up");
     private static final Path JAR = Path.of("lab", "target", "ledger-lab.jar");
+    private static final Path JVM_OPTIONS = Path.of("lab", "jvm.options");
 
     private final Process process;
     private final Path dataDirectory;
@@ -125,13 +125,14 @@ final class LabProcess implements AutoCloseable {
         if (classArchiveWritten(root)) {
             return;
         }
-        try (var lab = start(root, work.resolve("archive-" + UUID.randomUUID().toString().substring(0, 8)),
-                "command-api,outbox-relay,projector", List.of(), List.of())) {
-            System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
-                    lab.readySeconds());
-        }
+        var lab = start(root, work.resolve("archive-" + UUID.randomUUID().toString().substring(0, 8)),
+                "command-api,outbox-relay,projector", List.of(), List.of());
+        System.out.printf("first start after the build (writes the class data archive): up in %.1f s%n",
+                lab.readySeconds());
+        lab.close();
         if (!classArchiveWritten(root)) {
-            throw new IllegalStateException("the lab stopped without writing " + root.resolve(WRITTEN_ARCHIVE));
+            throw new IllegalStateException("the lab stopped without writing " + root.resolve(WRITTEN_ARCHIVE)
+                    + "; its last lines:\n" + lab.tail());
         }
     }
 
@@ -153,15 +154,12 @@ final class LabProcess implements AutoCloseable {
     }
 
     /**
-     * The lab's own JVM settings, lab/jvm.options as the jar carries them, and what LEDGER_LAB_JAVA_OPTS adds to them
-     * (as ./ledger-lab adds it): the flags of every process the benchmark measures, and of its baselines.
+     * The lab's own JVM settings, lab/jvm.options as ./ledger-lab passes them, and what LEDGER_LAB_JAVA_OPTS adds to
+     * them (as the script adds it): the flags of every process the benchmark measures, and of its baselines.
      */
     static List<String> labJvmFlags() {
-        try (InputStream in = LabProcess.class.getResourceAsStream("/dev/ledgerlab/lab/jvm.options")) {
-            if (in == null) {
-                throw new IllegalStateException("jvm.options is not on the classpath: build the lab jar first");
-            }
-            var flags = new ArrayList<>(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+        try {
+            var flags = new ArrayList<>(Files.readAllLines(HERE.resolve(JVM_OPTIONS), StandardCharsets.UTF_8).stream()
                     .map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#")).toList());
             var added = System.getenv("LEDGER_LAB_JAVA_OPTS");
             if (added != null && !added.isBlank()) {
@@ -170,7 +168,7 @@ final class LabProcess implements AutoCloseable {
             return List.copyOf(flags);
         }
         catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new UncheckedIOException("cannot read " + JVM_OPTIONS + ": run the benchmark as ./ledger-lab bench", e);
         }
     }
 
@@ -208,7 +206,7 @@ final class LabProcess implements AutoCloseable {
         }
     }
 
-    private String tail() {
+    String tail() {
         var lines = output().lines().toList();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     }

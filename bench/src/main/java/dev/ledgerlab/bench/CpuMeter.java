@@ -1,4 +1,4 @@
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

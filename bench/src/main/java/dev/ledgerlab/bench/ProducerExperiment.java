@@ -1,4 +1,4 @@
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;
 
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventEnvelope;
@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +26,11 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The course's producer batching experiment on the relay's own producer settings ({@link OutboxProducer}: acks=all,
@@ -137,8 +141,11 @@ final class ProducerExperiment {
     }
 
     private static Producer<String, String> producer(String bootstrap, String compression, int linger) {
-        return OutboxProducer.create(bootstrap, "bench-producer", Duration.ofMillis(linger), Duration.ofMinutes(2),
-                compression);
+        // The relay's own settings, with another compression and linger.
+        var settings = new HashMap<>(OutboxProducer.settings(bootstrap, "bench-producer", Duration.ofMillis(linger),
+                Duration.ofMinutes(2)));
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
+        return new KafkaProducer<>(settings, new StringSerializer(), new StringSerializer());
     }
 
     private static ProducerRecord<String, String> to(String topic, ProducerRecord<String, String> record) {

@@ -1,4 +1,4 @@
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;
 
 import java.awt.BasicStroke;
 import java.awt.Color;

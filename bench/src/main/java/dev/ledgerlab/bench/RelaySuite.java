@@ -1,4 +1,4 @@
-package dev.ledgerlab.lab.bench;
+package dev.ledgerlab.bench;
 
 import dev.ledgerlab.infra.EmbeddedStack;
 import dev.ledgerlab.infra.JavaCommand;
