@@ -95,10 +95,11 @@ final class Report {
         return root.at("/" + path.replace('.', '/')).asString();
     }
 
-    /** A list's items, joined by " / ". */
+    /** A list's items, joined by " / ", numbers with two decimals. */
     String textList(String path) {
         var items = new ArrayList<String>();
-        root.at("/" + path.replace('.', '/')).forEach(item -> items.add(item.asString()));
+        root.at("/" + path.replace('.', '/')).forEach(item -> items.add(item.isNumber()
+                ? "%.2f".formatted(item.asDouble()) : item.asString()));
         return String.join(" / ", items);
     }
 
