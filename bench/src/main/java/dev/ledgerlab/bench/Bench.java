@@ -137,6 +137,10 @@ public final class Bench {
         costRow(rows, r, compared, "end to end at a fixed 300/s (answer to balance visible), p50", "e2e.fixed300.p50_ms",
                 "%.1f ms", "<= 15 ms");
         costRow(rows, r, compared, "... p99", "e2e.fixed300.p99_ms", "%.1f ms", "<= 50 ms");
+        costRow(rows, r, compared, "... the event's commit to the relay's send, p50", "e2e.fixed300.to_relay_send_p50_ms",
+                "%.1f ms", "");
+        costRow(rows, r, compared, "... the relay's send to visible, p50", "e2e.fixed300.relay_send_to_visible_p50_ms",
+                "%.1f ms", "");
         costRow(rows, r, compared, "lab start to ready", "lab.ready_s", "%.1f s", "<= 8 s");
         r.section("What a deposit costs" + (compared ? ", against " + r.text("compare.ref") + " in the same run" : ""),
                 rows.toArray(String[]::new));

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.HdrHistogram.Histogram;
 import org.flywaydb.core.Flyway;
 
 /**
@@ -320,6 +321,11 @@ final class CostSuite {
                     .put(prefix + "e2e.fixed300.p99_ms", millis(result, 99))
                     .put(prefix + "e2e.fixed300.max_ms", result.endToEnd().getMaxValue() / 1000.0)
                     .put(prefix + "e2e.fixed300.samples", result.endToEnd().getTotalCount())
+                    // Its two halves: the event's commit to the relay's send, and from there to visible.
+                    .put(prefix + "e2e.fixed300.to_relay_send_p50_ms", millis(result.toRelaySend(), 50))
+                    .put(prefix + "e2e.fixed300.to_relay_send_p99_ms", millis(result.toRelaySend(), 99))
+                    .put(prefix + "e2e.fixed300.relay_send_to_visible_p50_ms", millis(result.relaySendToVisible(), 50))
+                    .put(prefix + "e2e.fixed300.relay_send_to_visible_p99_ms", millis(result.relaySendToVisible(), 99))
                     .put(prefix + "e2e.fixed300.achieved_per_s", result.achievedPerSecond());
             System.out.printf("lab %s at a fixed 300/s (achieved %.0f/s): end to end p50 %.1f ms, p99 %.1f ms (%d"
                     + " followed)%n", lab.variant().label(), result.achievedPerSecond(), millis(result, 50),
@@ -328,7 +334,10 @@ final class CostSuite {
     }
 
     private static double millis(OpenLoop.Result result, double percentile) {
-        var histogram = result.endToEnd();
+        return millis(result.endToEnd(), percentile);
+    }
+
+    private static double millis(Histogram histogram, double percentile) {
         return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getValueAtPercentile(percentile) / 1000.0;
     }
 
