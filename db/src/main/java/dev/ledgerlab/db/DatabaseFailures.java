@@ -38,7 +38,10 @@ public final class DatabaseFailures {
             "53");
     private static final Set<String> UNAVAILABLE_CODES = Set.of(
             // admin_shutdown, crash_shutdown (a backend died and the server restarts), cannot_connect_now (starting up)
-            "57P01", "57P02", "57P03");
+            "57P01", "57P02", "57P03",
+            // idle_in_transaction_session_timeout: the server ended a session that sat in its transaction too long (a
+            // process frozen mid-batch, its rows locked); its work was rolled back, a new connection may do it again
+            "25P03");
     /** Aborted because of what other transactions did, or by a timeout: the same statement may succeed next time. */
     private static final Set<String> RETRY_CODES = Set.of(
             // serialization_failure, deadlock_detected, lock_not_available (lock_timeout), query_canceled (statement_timeout)

@@ -61,7 +61,7 @@ class DatabaseFailuresTest {
 
     @Test
     void readsAServerGoingAwayOrStartingAsUnavailable() {
-        for (var state : new String[] {"57P01", "57P02", "57P03", "08006", "53300"}) {
+        for (var state : new String[] {"57P01", "57P02", "57P03", "25P03", "08006", "53300"}) {
             // How the driver reports the server's ErrorResponse: its SQLSTATE on the exception.
             assertThat(DatabaseFailures.unavailable(new SQLException("server says " + state, state))).as(state)
                     .isTrue();
