@@ -181,8 +181,7 @@ class ConsumerGroupProofTest {
             try (var load = new Load(api, accounts, seed)) {
                 // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
                 var zombie = pipeline.projectorStoppingAt("freeze-holding-batch", batch);
-                await().atMost(Duration.ofSeconds(120)).until(zombie::isFrozen);
-                var freezing = Faults.faultLine(zombie);
+                var freezing = Faults.awaitFrozen(zombie, Duration.ofSeconds(120));
                 var held = Faults.batchRanges(freezing);
                 long heldRecords = held.values().stream().mapToLong(range -> range[1] - range[0] + 1).sum();
                 long frozen = System.nanoTime();
@@ -197,6 +196,7 @@ class ConsumerGroupProofTest {
                 });
                 long appliedBeforeWaking = pipeline.applied();
 
+                Faults.assertFrozen(zombie);
                 zombie.signal("CONT");
 
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
@@ -215,6 +215,66 @@ class ConsumerGroupProofTest {
                         pipeline.applied() - appliedBeforeWaking, load.counts(), verdict);
             }
         }
+    }
+
+    /**
+     * A member frozen inside a batch's transaction, after its writes: its rows stay locked while it is frozen, and the
+     * member that takes its partitions over would wait on them for as long. PostgreSQL ends the frozen session after
+     * {@code idle_in_transaction_session_timeout} (projector.yml) and rolls its batch back; the survivor applies past
+     * it, and the woken member's commit fails as a transient failure (its connection is gone), nothing dead-lettered.
+     */
+    @Test
+    void carriesOnWhenAMemberFreezesInsideItsTransactionHoldingRowLocks() throws Exception {
+        long seed = System.nanoTime();
+        int batch = 3 + new Random(seed).nextInt(5);
+        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_frozen_tx")) {
+            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
+            var api = started.get(0);
+            var survivor = started.get(1);
+            var accounts = Pipeline.openAccounts(api, 12);
+            try (var load = new Load(api, accounts, seed)) {
+                var frozenMember = pipeline.projectorStoppingAt("freeze-before-db-commit", batch);
+                var freezing = Faults.awaitFrozen(frozenMember, Duration.ofSeconds(120));
+                var held = Faults.batchRanges(freezing);
+                long frozen = System.nanoTime();
+                // Its session sits in its open transaction, the batch's rows locked...
+                await().atMost(Duration.ofSeconds(30)).until(() -> idleInTransaction(pipeline) > 0);
+                // ...until PostgreSQL ends it, and the survivor, owner of every partition, applies past the batch.
+                await().atMost(Duration.ofSeconds(60)).until(() -> idleInTransaction(pipeline) == 0);
+                long endedMillis = (System.nanoTime() - frozen) / 1_000_000;
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        assigned(survivor).size() == 6);
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    var stored = GroupOffsets.storedWithTheProjection(pipeline);
+                    return held.entrySet().stream().allMatch(e ->
+                            stored.getOrDefault(e.getKey(), 0L) > e.getValue()[1]);
+                });
+                long pastMillis = (System.nanoTime() - frozen) / 1_000_000;
+
+                Faults.assertFrozen(frozenMember);
+                frozenMember.signal("CONT");
+                // Its connection is gone (the driver reports the closed socket, SQLSTATE 08006): a transient failure,
+                // tried again, never dead-lettered.
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
+                        !frozenMember.logLines("batch failed, database-unavailable").isEmpty());
+                load.awaitMore(100, Duration.ofSeconds(60));
+                load.close();
+                pipeline.assertProjectedAsTold(survivor, accounts, load);
+                var verdict = IndependentChecker.assertConsistent(pipeline);
+                System.out.printf("frozen transaction seed=%d: a member froze inside the transaction of batch %d %s;"
+                        + " PostgreSQL ended its session %d ms later, the survivor held all 6 partitions and applied"
+                        + " past the batch %d ms after the freeze; woken, the member's commit failed as"
+                        + " database-unavailable and was tried again; %s; %s%n", seed, batch, freezing, endedMillis, pastMillis,
+                        load.counts(), verdict);
+            }
+        }
+    }
+
+    /** Sessions of the projector's role sitting in an open transaction for over a second. */
+    private static long idleInTransaction(Pipeline pipeline) throws Exception {
+        return pipeline.queryLong("SELECT count(*) FROM pg_stat_activity WHERE usename = 'ledger_projector'"
+                + " AND datname = current_database() AND state = 'idle in transaction'"
+                + " AND now() - state_change > interval '1 second'");
     }
 
     private static TreeSet<Integer> assigned(ServiceProcess projector) {

@@ -26,6 +26,8 @@ import org.springframework.stereotype.Component;
  *   <li>{@code freeze-holding-batch}: the N-th live batch (counting every non-empty one) has been polled and is
  *       about to be applied; the whole process freezes, to be resumed with {@code SIGCONT} by whoever watches it
  *       (a zombie member: its session expires while it holds the batch).</li>
+ *   <li>{@code freeze-before-db-commit}: the same, inside the live batch's transaction after its writes: the
+ *       frozen process holds that batch's rows locked.</li>
  * </ul>
  * Each prints one line starting with {@code FAULT:} to standard error, naming the batch's records by partition and
  * offset range, before it acts.
@@ -34,7 +36,7 @@ import org.springframework.stereotype.Component;
 public class ProjectionFaults {
 
     static final Set<String> POINTS = Set.of("before-db-commit", "after-db-commit", "rebuild-after-db-commit",
-            "during-swap", "freeze-holding-batch");
+            "during-swap", "freeze-holding-batch", "freeze-before-db-commit");
 
     private static final Logger log = LoggerFactory.getLogger(ProjectionFaults.class);
 
@@ -67,6 +69,12 @@ public class ProjectionFaults {
     /** Inside the live batch's transaction, after its writes. */
     void beforeDbCommit(int appliedInBatch, List<ConsumerRecord<String, String>> records) {
         haltIfDue("before-db-commit", appliedInBatch, records);
+        if (haltAt.equals("freeze-before-db-commit") && appliedInBatch > 0
+                && batches.incrementAndGet() == haltAfterBatches) {
+            announce("projector freezing (SIGSTOP) inside the transaction of batch " + haltAfterBatches + " ("
+                    + appliedInBatch + " applied) " + ranges(records));
+            freeze();
+        }
     }
 
     /** After the live batch's transaction committed, before the listener returns and Kafka's offset is committed. */

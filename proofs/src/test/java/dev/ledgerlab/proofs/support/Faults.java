@@ -1,6 +1,7 @@
 package dev.ledgerlab.proofs.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.Map;
@@ -27,6 +28,24 @@ public final class Faults {
         var lines = process.logLines("FAULT: ");
         assertThat(lines).as("the FAULT line of %s", process).isNotEmpty();
         return lines.get(lines.size() - 1);
+    }
+
+    /**
+     * The FAULT line of a process that froze itself, once it is seen frozen, asserting it is frozen still: nothing but
+     * the test's own {@code SIGCONT} may wake it, and a proof that needs it frozen must not run on if it woke early.
+     */
+    public static String awaitFrozen(ServiceProcess process, Duration timeout) {
+        await().atMost(timeout).until(process::isFrozen);
+        var freezing = process.logLines("FAULT: ").stream().filter(line -> line.contains("freezing")).toList();
+        assertThat(freezing).as("the freezing FAULT line of %s", process).hasSize(1);
+        assertFrozen(process);
+        return freezing.get(0);
+    }
+
+    /** That the process is stopped (state T) and has not said it resumed: called before the test wakes it. */
+    public static void assertFrozen(ServiceProcess process) {
+        assertThat(process.isFrozen() && process.logLines("resumed (SIGCONT)").isEmpty())
+                .as("%s frozen until the test wakes it:%n%s", process, process.tail(5)).isTrue();
     }
 
     /** {partition: [first offset, last offset]} of the batch a projector's FAULT line names. */

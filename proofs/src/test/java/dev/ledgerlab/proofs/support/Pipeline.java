@@ -130,6 +130,10 @@ public final class Pipeline implements AutoCloseable {
         var args = new ArrayList<>(List.of(more));
         args.add("--projector.faults.halt-at=" + point);
         args.add("--projector.faults.halt-after-batches=" + batch);
+        if (point.startsWith("freeze")) {
+            return track(ServiceProcess.startFreezable("projector", ProjectorApplication.class, args(
+                    args.toArray(String[]::new))));
+        }
         return projectorUnready(args.toArray(String[]::new));
     }
 

@@ -32,26 +32,41 @@ public final class ServiceProcess implements AutoCloseable {
     private final String main;
     private final List<String> command;
     private final boolean classDataSharing;
+    private final boolean ownSession;
     private final int port;
     private volatile Process process;
     private volatile Path log;
 
-    private ServiceProcess(String name, String main, List<String> command, boolean classDataSharing, int port) {
+    private ServiceProcess(String name, String main, List<String> command, boolean classDataSharing,
+            boolean ownSession, int port) {
         this.name = name;
         this.main = main;
         this.command = List.copyOf(command);
         this.classDataSharing = classDataSharing;
+        this.ownSession = ownSession;
         this.port = port;
     }
 
     /** Starts {@code main} with these Spring Boot arguments on a free port and waits until it is ready. */
     public static ServiceProcess start(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, true, true);
+        return launch(name, main, args, true, true, false);
     }
 
     /** Starts it without waiting for readiness: for a process expected to stop on its own (a fault seam). */
     public static ServiceProcess startUnready(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, false, true);
+        return launch(name, main, args, false, true, false);
+    }
+
+    /**
+     * Starts it without waiting for readiness, in a session of its own ({@code setsid}): for a process that will freeze
+     * itself with {@code SIGSTOP} and must stay frozen until the test sends {@code SIGCONT}. In the test JVM's process
+     * group it would also get whatever that group gets: the kernel sends {@code SIGHUP} and {@code SIGCONT} to a group
+     * that becomes orphaned while one of its members is stopped (POSIX job control), which happens when the suite was
+     * started in the background of a shell that ends (seen: a frozen member resumed within a second, and a proof that
+     * relies on the freeze failed). Alone in its session, its group has nobody to be orphaned from.
+     */
+    public static ServiceProcess startFreezable(String name, Class<?> main, List<String> args) {
+        return launch(name, main, args, false, true, true);
     }
 
     /**
@@ -59,11 +74,11 @@ public final class ServiceProcess implements AutoCloseable {
      * the whole test classpath and no class-data archive; waits for readiness only if asked.
      */
     public static ServiceProcess startVariant(String name, Class<?> main, List<String> args, boolean awaitReady) {
-        return launch(name, main, args, awaitReady, false);
+        return launch(name, main, args, awaitReady, false, false);
     }
 
     private static ServiceProcess launch(String name, Class<?> main, List<String> args, boolean awaitReady,
-            boolean classDataSharing) {
+            boolean classDataSharing, boolean ownSession) {
         int port = newPort();
         var command = new ArrayList<>(List.of(
                 "-cp", classDataSharing ? ClassDataSharing.classpath() : System.getProperty("java.class.path"),
@@ -79,7 +94,7 @@ public final class ServiceProcess implements AutoCloseable {
                 "--management.tracing.export.enabled=false",
                 dev.ledgerlab.testkit.TestHttp.OPERATOR_PASSWORD_ARGUMENT));
         command.addAll(args);
-        var service = new ServiceProcess(name, main.getName(), command, classDataSharing, port);
+        var service = new ServiceProcess(name, main.getName(), command, classDataSharing, ownSession, port);
         service.spawn();
         if (awaitReady) {
             service.awaitReady();
@@ -105,7 +120,13 @@ public final class ServiceProcess implements AutoCloseable {
             // Named for the test JVM too: proof classes run in two JVMs side by side, each counting from 1.
             log = LOGS.resolve(name + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet() + ".log");
             var flags = classDataSharing ? ClassDataSharing.flags(main) : List.<String>of();
-            var full = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            var full = new ArrayList<String>();
+            if (ownSession) {
+                // setsid(1) (util-linux, as setpriv for PostgreSQL) execs java in the same process, so the pid is the
+                // JVM's: it forks only when it is a group leader, which a child of this JVM never is.
+                full.add("setsid");
+            }
+            full.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     // Small and quick to start: several of these share two cores with the test and the brokers.
                     "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
             full.addAll(flags);
