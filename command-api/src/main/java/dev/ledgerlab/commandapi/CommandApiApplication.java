@@ -1,18 +1,18 @@
 package dev.ledgerlab.commandapi;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import dev.ledgerlab.problems.ApiDocumentation;
+import dev.ledgerlab.problems.ApiDocumentationConfiguration;
 import dev.ledgerlab.problems.OperatorAccess;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.annotation.Import;
 
 // No operator calls of its own; the import checks the operator's credentials when given (actuator, the API
-// description: commands and their reads skip the chain, OpenCommands), and keeps Spring Security's auto-configuration
+// description: commands and their reads skip the chain, OpenCommandsConfiguration), and keeps Spring Security's auto-configuration
 // (on the lab's one classpath) from locking every endpoint.
 @SpringBootApplication
 @ConfigurationPropertiesScan
-@Import({OperatorAccess.class, ApiDocumentation.class})
+@Import({OperatorAccess.class, ApiDocumentationConfiguration.class})
 public class CommandApiApplication {
 
     /**

@@ -1,7 +1,7 @@
 package dev.ledgerlab.relay;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import dev.ledgerlab.problems.ApiDocumentation;
+import dev.ledgerlab.problems.ApiDocumentationConfiguration;
 import dev.ledgerlab.problems.OperatorAccess;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Import;
 // auto-configuration (on the lab's one classpath) from locking every endpoint.
 @SpringBootApplication
 @ConfigurationPropertiesScan
-@Import({OperatorAccess.class, ApiDocumentation.class})
+@Import({OperatorAccess.class, ApiDocumentationConfiguration.class})
 public class OutboxRelayApplication {
 
     /**

@@ -27,7 +27,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     has nothing new, and a batch it hands over waits this long to fill unless it fills first; twice on every
  *     event's way to Kafka when traffic is light. Shorter costs CPU even when idle: Debezium 3.6's queue waits in
  *     whole milliseconds and spins through the rest of each interval, so its thread took 15 % of a core at 5 ms,
- *     30 % at 2 ms and about half a core at 1 ms (docs/performance.md)
+ *     30 % at 2 ms and about half a core at 1 ms
  * @param deliveryTimeout how long Kafka may take to acknowledge a batch, retries included, before it counts as failed
  *     and the engine restarts: the relay's own deadline (OutboxPublisher), since its producer never expires a send
  *     itself (OutboxProducer); also how long a send may block waiting for metadata

@@ -6,7 +6,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * The problem types an endpoint may answer with, for its OpenAPI description ({@link ApiDocumentation}). On a
+ * The problem types an endpoint may answer with, for its OpenAPI description ({@link ApiDocumentationConfiguration}). On a
  * controller, they apply to each of its endpoints, besides the method's own.
  */
 @Retention(RetentionPolicy.RUNTIME)

@@ -6,7 +6,7 @@ import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
 import org.junit.jupiter.api.Test;
 
 /**
- * Commands and their reads skip Spring Security's filter chain ({@link OpenCommands}), which cost a sixth of a
+ * Commands and their reads skip Spring Security's filter chain ({@link OpenCommandsConfiguration}), which cost a sixth of a
  * deposit's CPU, but keep the two of its headers that matter to a JSON API: no content sniffing, no caching of an
  * answer that changes with every command. Problems answered on those paths carry them too.
  */

@@ -12,7 +12,7 @@ import java.util.UUID;
 record Balance(UUID accountId, long balance, long version, UUID eventId) {
 
     /**
-     * The balance after {@code envelope}, which must be the next version, or {@link Unapplicable} when the event
+     * The balance after {@code envelope}, which must be the next version, or {@link UnapplicableEventException} when the event
      * cannot follow {@code current} at all: the log is then not a history this projection can hold, and an operator
      * must look.
      */
@@ -22,21 +22,21 @@ record Balance(UUID accountId, long balance, long version, UUID eventId) {
         long expected = current == null ? 1 : current.version() + 1;
         if (current == null) {
             if (!(event instanceof AccountOpened)) {
-                throw new Unapplicable(id, expected, envelope.version(), "first event is " + event.type());
+                throw new UnapplicableEventException(id, expected, envelope.version(), "first event is " + event.type());
             }
             return new Balance(id, 0, envelope.version(), envelope.eventId());
         }
         if (event instanceof AccountOpened) {
-            throw new Unapplicable(id, expected, envelope.version(), "account opened twice");
+            throw new UnapplicableEventException(id, expected, envelope.version(), "account opened twice");
         }
         long balance;
         try {
             balance = event.applyTo(current.balance());
         } catch (ArithmeticException e) {
-            throw new Unapplicable(id, expected, envelope.version(), "balance overflow");
+            throw new UnapplicableEventException(id, expected, envelope.version(), "balance overflow");
         }
         if (balance < 0) {
-            throw new Unapplicable(id, expected, envelope.version(), "balance would go below zero");
+            throw new UnapplicableEventException(id, expected, envelope.version(), "balance would go below zero");
         }
         return new Balance(id, balance, envelope.version(), envelope.eventId());
     }

@@ -93,7 +93,7 @@ final class BatchDecision {
      * were), with its {@code failure}.
      */
     record Decided(Map<UUID, Balance> state, Set<UUID> changed, Map<Integer, PartitionProgress> progress,
-            List<Entry> held, int applied, int duplicates, int belowStoredOffset, int stop, Unapplicable failure) {
+            List<Entry> held, int applied, int duplicates, int belowStoredOffset, int stop, UnapplicableEventException failure) {
     }
 
     private BatchDecision() {
@@ -133,7 +133,7 @@ final class BatchDecision {
             try {
                 if (balance != null && entry.version() == version && balance.eventId() != null
                         && !balance.eventId().equals(entry.eventId())) {
-                    throw new Unapplicable(id, version + 1, entry.version(), "conflict: version " + version
+                    throw new UnapplicableEventException(id, version + 1, entry.version(), "conflict: version " + version
                             + " was applied as event " + balance.eventId() + ", this record is event "
                             + entry.eventId());
                 }
@@ -144,13 +144,13 @@ final class BatchDecision {
                     continue;
                 }
                 if (entry.version() > version + 1) {
-                    throw new Unapplicable(id, version + 1, entry.version(), Unapplicable.GAP);
+                    throw new UnapplicableEventException(id, version + 1, entry.version(), UnapplicableEventException.GAP);
                 }
                 if (entry.unreadable() != null) {
-                    throw new Unapplicable(id, version + 1, entry.version(), entry.unreadable().getMessage());
+                    throw new UnapplicableEventException(id, version + 1, entry.version(), entry.unreadable().getMessage());
                 }
                 state.put(id, Balance.evolve(balance, entry.envelope()));
-            } catch (Unapplicable e) {
+            } catch (UnapplicableEventException e) {
                 return new Decided(state, changed, progress, held, applied, duplicates, below, i, e);
             }
             changed.add(id);

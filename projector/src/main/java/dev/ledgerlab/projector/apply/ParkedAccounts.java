@@ -107,7 +107,7 @@ public class ParkedAccounts {
         if (parked.isEmpty()) {
             return Optional.empty();
         }
-        var current = store.lockBalances(Target.LIVE, Set.of(accountId));
+        var current = store.lockBalances(ProjectionTables.LIVE, Set.of(accountId));
         long version = current.containsKey(accountId) ? current.get(accountId).version() : 0;
         var held = jdbc.query(
                 "SELECT payload, partition, record_offset FROM projection.held_events WHERE account_id = ?"
@@ -130,7 +130,7 @@ public class ParkedAccounts {
             }
             throw decided.failure();
         }
-        store.writeBalances(Target.LIVE, decided.changed(), decided.state(), current);
+        store.writeBalances(ProjectionTables.LIVE, decided.changed(), decided.state(), current);
         if (!held.isEmpty()) {
             // An account's events share one partition. Counted there, the applications stay equal to the events
             // stored, which the invariant checker compares.

@@ -33,12 +33,12 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
     protected final ProjectionWriter writer;
     private final ProjectionStore store;
     private final SeekEpochs seekEpochs;
-    private final Target target;
+    private final ProjectionTables target;
     private final boolean seekOnAssignment;
     private final BatchRetries retries;
     private final Timer batches;
 
-    protected PositionedListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs, Target target,
+    protected PositionedListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs, ProjectionTables target,
             ProjectorProperties properties, MeterRegistry meters) {
         this.writer = writer;
         this.store = store;
@@ -51,7 +51,7 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
                 .publishPercentiles(0.5, 0.99)
                 .register(meters);
         // projector.positions=kafka: the live group starts where Kafka's committed offset says (the rebuild never does).
-        this.seekOnAssignment = target == Target.REBUILD
+        this.seekOnAssignment = target == ProjectionTables.REBUILD
                 || properties.positions() == ProjectorProperties.Positions.DATABASE;
     }
 
@@ -186,13 +186,13 @@ public abstract class PositionedListener extends AbstractConsumerSeekAware {
      * handler counts the retries of a batch's failed record only while nothing succeeds before it: with traffic on
      * other partitions, their new records come first in every redelivered batch, its count starts over each time,
      * and the partition would retry the same record forever. Without such traffic the handler's recoverer parks
-     * first (see ErrorHandling); parking is idempotent either way.
+     * first (see ErrorHandlerConfiguration); parking is idempotent either way.
      *
      * @return true when the account was parked and this member re-positioned: the caller must not throw
      */
     private boolean parkedAfterRetries(ProjectionWriter.Outcome outcome,
             List<ConsumerRecord<String, String>> records, Consumer<?, ?> consumer) {
-        if (!(outcome.failure() instanceof Unapplicable reason)) {
+        if (!(outcome.failure() instanceof UnapplicableEventException reason)) {
             return false;
         }
         var record = records.get(outcome.failedIndex());

@@ -46,7 +46,7 @@ public class ProjectionListener extends PositionedListener {
     public ProjectionListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs,
             ProjectionSignals signals, ProjectorProperties properties, MeterRegistry meters, ProjectionFaults faults,
             EventSpans spans) {
-        super(writer, store, seekEpochs, Target.LIVE, properties, meters);
+        super(writer, store, seekEpochs, ProjectionTables.LIVE, properties, meters);
         this.faults = faults;
         this.spans = spans;
         this.signals = signals;

@@ -46,18 +46,18 @@ public class ProjectionStore {
         this.replay = replay;
     }
 
-    public String groupId(Target target) {
-        return target == Target.LIVE ? properties.groupId() : replay.rebuildGroupId();
+    public String groupId(ProjectionTables target) {
+        return target == ProjectionTables.LIVE ? properties.groupId() : replay.rebuildGroupId();
     }
 
     /**
      * The epoch and the stored offsets of a target, read in one statement so that they belong together: positions
      * read before a reset never pass for positions of the epoch after it.
      */
-    public Positions positions(Target target) {
+    public Positions positions(ProjectionTables target) {
         var offsets = new HashMap<Integer, Long>();
         var epoch = new long[] {NO_EPOCH};
-        var sql = target == Target.LIVE
+        var sql = target == ProjectionTables.LIVE
                 ? """
                 SELECT e.epoch, o.partition, o.next_offset FROM projection.epoch e
                 LEFT JOIN projection.offsets o ON o.group_id = ? AND o.topic = ?"""
@@ -80,8 +80,8 @@ public class ProjectionStore {
      * The first statement of every write: in share mode, so that batches run side by side while a reset (which
      * takes the same row exclusively) waits for them, and batches after the reset see its epoch.
      */
-    Fence fence(Target target) {
-        if (target == Target.LIVE) {
+    Fence fence(ProjectionTables target) {
+        if (target == ProjectionTables.LIVE) {
             return jdbc.queryForObject("""
                     SELECT e.epoch, r.id FROM projection.epoch e
                     LEFT JOIN projection.replays r ON r.kind = 'replay' AND r.state = 'running'
@@ -135,7 +135,7 @@ public class ProjectionStore {
                 fence.runningReplay());
     }
 
-    Map<Integer, Long> lockOffsets(Target target, Set<Integer> partitions) {
+    Map<Integer, Long> lockOffsets(ProjectionTables target, Set<Integer> partitions) {
         var offsets = new HashMap<Integer, Long>();
         if (partitions.isEmpty()) {
             return offsets;
@@ -151,7 +151,7 @@ public class ProjectionStore {
     }
 
     /** Locks the accounts' rows in a fixed order, so two consumers briefly sharing a partition cannot interleave. */
-    Map<UUID, Balance> lockBalances(Target target, Set<UUID> accounts) {
+    Map<UUID, Balance> lockBalances(ProjectionTables target, Set<UUID> accounts) {
         var balances = new HashMap<UUID, Balance>();
         if (accounts.isEmpty()) {
             return balances;
@@ -166,7 +166,7 @@ public class ProjectionStore {
         return balances;
     }
 
-    Set<UUID> parkedAmong(Target target, Set<UUID> accounts) {
+    Set<UUID> parkedAmong(ProjectionTables target, Set<UUID> accounts) {
         if (accounts.isEmpty()) {
             return Set.of();
         }
@@ -176,7 +176,7 @@ public class ProjectionStore {
     }
 
     /** Parks the account named by {@code reason} at that record; an account parked already stays as it was. */
-    void park(Target target, String topic, BatchDecision.Entry entry, Unapplicable reason) {
+    void park(ProjectionTables target, String topic, BatchDecision.Entry entry, UnapplicableEventException reason) {
         jdbc.update("""
                 INSERT INTO %s (account_id, expected_version, received_version, reason, topic, partition,
                                 record_offset, parked_at)
@@ -187,7 +187,7 @@ public class ProjectionStore {
     }
 
     /** A redelivered held event collapses onto the one already held. */
-    void hold(Target target, BatchDecision.Entry entry) {
+    void hold(ProjectionTables target, BatchDecision.Entry entry) {
         jdbc.update("""
                 INSERT INTO %s (account_id, version, payload, partition, record_offset)
                 VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, version) DO NOTHING""".formatted(target.heldEvents()),
@@ -201,7 +201,7 @@ public class ProjectionStore {
      * appeared meanwhile, so a second writer (a consumer that lost its partition but has not noticed yet) fails and
      * rolls back instead of applying twice.
      */
-    void writeBalances(Target target, Set<UUID> changed, Map<UUID, Balance> state, Map<UUID, Balance> before) {
+    void writeBalances(ProjectionTables target, Set<UUID> changed, Map<UUID, Balance> state, Map<UUID, Balance> before) {
         var updates = new ArrayList<Balance>();
         var updateExpected = new ArrayList<Long>();
         var inserts = new ArrayList<Balance>();
@@ -242,7 +242,7 @@ public class ProjectionStore {
     }
 
     /** The partitions' new next offsets and counts; an offset never moves back, the counts always add up. */
-    void writeOffsets(Target target, Map<Integer, BatchDecision.PartitionProgress> progress) {
+    void writeOffsets(ProjectionTables target, Map<Integer, BatchDecision.PartitionProgress> progress) {
         if (progress.isEmpty()) {
             return;
         }
@@ -262,7 +262,7 @@ public class ProjectionStore {
     }
 
     /** Moves the partition's stored offset past the record, counting nothing. */
-    void advance(Target target, int partition, long offset) {
+    void advance(ProjectionTables target, int partition, long offset) {
         upsertOffsets(target, new int[] {partition}, new long[] {offset + 1}, new long[] {0}, new long[] {0});
     }
 
@@ -274,7 +274,7 @@ public class ProjectionStore {
                 properties.topic(), partition);
     }
 
-    private void upsertOffsets(Target target, int[] partitions, long[] nextOffsets, long[] applied,
+    private void upsertOffsets(ProjectionTables target, int[] partitions, long[] nextOffsets, long[] applied,
             long[] duplicates) {
         jdbc.update("""
                 INSERT INTO projection.offsets (group_id, topic, partition, next_offset, applied, duplicates, updated_at)

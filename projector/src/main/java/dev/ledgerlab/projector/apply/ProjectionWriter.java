@@ -55,7 +55,7 @@ public class ProjectionWriter {
     /** Applies a batch of the live consumer group to the live projection. */
     @Transactional
     public Outcome apply(List<ConsumerRecord<String, String>> records) {
-        var outcome = applyTo(Target.LIVE, records);
+        var outcome = applyTo(ProjectionTables.LIVE, records);
         faults.beforeDbCommit(outcome.applied(), records);
         return outcome;
     }
@@ -63,10 +63,10 @@ public class ProjectionWriter {
     /** Applies a batch of the rebuild's consumer group to the shadow tables. */
     @Transactional
     public Outcome applyRebuild(List<ConsumerRecord<String, String>> records) {
-        return applyTo(Target.REBUILD, records);
+        return applyTo(ProjectionTables.REBUILD, records);
     }
 
-    private Outcome applyTo(Target target, List<ConsumerRecord<String, String>> records) {
+    private Outcome applyTo(ProjectionTables target, List<ConsumerRecord<String, String>> records) {
         var fence = store.fence(target);
         if (!seekEpochs.positionedUnder(target, fence.epoch(), records)) {
             return Outcome.STALE;
@@ -111,7 +111,7 @@ public class ProjectionWriter {
      * when the record is below the stored offset already.
      */
     @Transactional
-    public void park(Target target, ConsumerRecord<String, String> record, Unapplicable reason) {
+    public void park(ProjectionTables target, ConsumerRecord<String, String> record, UnapplicableEventException reason) {
         var fence = store.fence(target);
         if (!seekEpochs.positionedUnder(target, fence.epoch(), List.of(record))) {
             return;
@@ -129,7 +129,7 @@ public class ProjectionWriter {
 
     /** Moves the stored offset of the target past an undecodable record, unless the projection was reset since. */
     @Transactional
-    public void skipDeadLettered(Target target, ConsumerRecord<String, String> record) {
+    public void skipDeadLettered(ProjectionTables target, ConsumerRecord<String, String> record) {
         var fence = store.fence(target);
         if (!seekEpochs.positionedUnder(target, fence.epoch(), List.of(record))) {
             return;

@@ -17,29 +17,29 @@ import org.springframework.stereotype.Component;
 @Component
 public class SeekEpochs {
 
-    private final Map<Target, Map<TopicPartition, Long>> epochs = new EnumMap<>(Target.class);
+    private final Map<ProjectionTables, Map<TopicPartition, Long>> epochs = new EnumMap<>(ProjectionTables.class);
 
     public SeekEpochs() {
-        for (var target : Target.values()) {
+        for (var target : ProjectionTables.values()) {
             epochs.put(target, new ConcurrentHashMap<>());
         }
     }
 
-    void positioned(Target target, TopicPartition partition, long epoch) {
+    void positioned(ProjectionTables target, TopicPartition partition, long epoch) {
         epochs.get(target).put(partition, epoch);
     }
 
-    void forget(Target target, Collection<TopicPartition> partitions) {
+    void forget(ProjectionTables target, Collection<TopicPartition> partitions) {
         partitions.forEach(epochs.get(target)::remove);
     }
 
     /** The epoch the partition was positioned under, or null when this process does not consume it. */
-    Long epochOf(Target target, TopicPartition partition) {
+    Long epochOf(ProjectionTables target, TopicPartition partition) {
         return epochs.get(target).get(partition);
     }
 
     /** Whether every record's partition was positioned under this epoch (never under {@link ProjectionStore#NO_EPOCH}). */
-    boolean positionedUnder(Target target, long epoch, List<ConsumerRecord<String, String>> records) {
+    boolean positionedUnder(ProjectionTables target, long epoch, List<ConsumerRecord<String, String>> records) {
         if (epoch == ProjectionStore.NO_EPOCH) {
             return false;
         }

@@ -6,7 +6,7 @@ import dev.ledgerlab.projector.apply.ProjectionFaults;
 import dev.ledgerlab.projector.apply.ProjectionStore;
 import dev.ledgerlab.projector.apply.ProjectionWriter;
 import dev.ledgerlab.projector.apply.SeekEpochs;
-import dev.ledgerlab.projector.apply.Target;
+import dev.ledgerlab.projector.apply.ProjectionTables;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -36,7 +36,7 @@ public class RebuildListener extends PositionedListener {
     public RebuildListener(ProjectionWriter writer, ProjectionStore store, SeekEpochs seekEpochs,
             ProjectorProperties properties, Replays replays, ReplayQueries queries, ReplayCoordinator coordinator,
             ProjectionFaults faults, MeterRegistry meters) {
-        super(writer, store, seekEpochs, Target.REBUILD, properties, meters);
+        super(writer, store, seekEpochs, ProjectionTables.REBUILD, properties, meters);
         this.replays = replays;
         this.queries = queries;
         this.coordinator = coordinator;

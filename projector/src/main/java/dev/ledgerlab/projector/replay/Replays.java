@@ -3,7 +3,7 @@ package dev.ledgerlab.projector.replay;
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.ReplayProperties;
 import dev.ledgerlab.projector.apply.ProjectionFaults;
-import dev.ledgerlab.projector.apply.Target;
+import dev.ledgerlab.projector.apply.ProjectionTables;
 import dev.ledgerlab.projector.operate.LogEndOffsets;
 import java.util.List;
 import java.util.Map;
@@ -91,11 +91,11 @@ public class Replays {
             long run = insertRun("rebuild", replay.rebuildGroupId(), requestedBy, target);
             dropShadow();
             // The live tables' own definitions, so that the shadow is what a migration made of them.
-            var shadow = Target.REBUILD;
-            jdbc.execute("CREATE TABLE " + shadow.balances() + " (LIKE " + Target.LIVE.balances() + " INCLUDING ALL)");
-            jdbc.execute("CREATE TABLE " + shadow.parkedAccounts() + " (LIKE " + Target.LIVE.parkedAccounts()
+            var shadow = ProjectionTables.REBUILD;
+            jdbc.execute("CREATE TABLE " + shadow.balances() + " (LIKE " + ProjectionTables.LIVE.balances() + " INCLUDING ALL)");
+            jdbc.execute("CREATE TABLE " + shadow.parkedAccounts() + " (LIKE " + ProjectionTables.LIVE.parkedAccounts()
                     + " INCLUDING ALL)");
-            jdbc.execute("CREATE TABLE " + shadow.heldEvents() + " (LIKE " + Target.LIVE.heldEvents()
+            jdbc.execute("CREATE TABLE " + shadow.heldEvents() + " (LIKE " + ProjectionTables.LIVE.heldEvents()
                     + " INCLUDING ALL)");
             // LIKE copies no foreign key: this is V1's, between the shadow tables.
             jdbc.execute("ALTER TABLE " + shadow.heldEvents() + " ADD FOREIGN KEY (account_id) REFERENCES "
@@ -105,7 +105,7 @@ public class Replays {
         }));
         var progress = queries.progress(id);
         log.info("rebuild {} started by {}: shadow tables in {}, group {} reads {} events from offset zero", id,
-                requestedBy, Target.REBUILD.schema(), replay.rebuildGroupId(), progress.target());
+                requestedBy, ProjectionTables.REBUILD.schema(), replay.rebuildGroupId(), progress.target());
         return progress;
     }
 
@@ -180,7 +180,7 @@ public class Replays {
                 JOIN %s l ON l.account_id = p.account_id
                 LEFT JOIN %s s ON s.account_id = p.account_id
                 WHERE l.version > coalesce(s.version, 0) ORDER BY p.account_id LIMIT 10"""
-                .formatted(Target.REBUILD.parkedAccounts(), Target.LIVE.balances(), Target.REBUILD.balances()),
+                .formatted(ProjectionTables.REBUILD.parkedAccounts(), ProjectionTables.LIVE.balances(), ProjectionTables.REBUILD.balances()),
                 String.class);
         if (!behind.isEmpty()) {
             var reason = "accounts parked in the rebuild are ahead in the live projection (released there by an"
@@ -188,10 +188,10 @@ public class Replays {
             fail(id, reason);
             return reason;
         }
-        jdbc.execute("DROP TABLE " + Target.LIVE.heldEvents() + ", " + Target.LIVE.parkedAccounts() + ", "
-                + Target.LIVE.balances());
+        jdbc.execute("DROP TABLE " + ProjectionTables.LIVE.heldEvents() + ", " + ProjectionTables.LIVE.parkedAccounts() + ", "
+                + ProjectionTables.LIVE.balances());
         for (var table : List.of("balances", "parked_accounts", "held_events")) {
-            jdbc.execute("ALTER TABLE " + Target.REBUILD.schema() + "." + table + " SET SCHEMA " + Target.LIVE.schema());
+            jdbc.execute("ALTER TABLE " + ProjectionTables.REBUILD.schema() + "." + table + " SET SCHEMA " + ProjectionTables.LIVE.schema());
         }
         clearOffsets(properties.groupId());
         jdbc.update("UPDATE projection.offsets SET group_id = ?, updated_at = now() WHERE group_id = ? AND topic = ?",
@@ -226,8 +226,8 @@ public class Replays {
     }
 
     private void dropShadow() {
-        jdbc.execute("DROP TABLE IF EXISTS " + Target.REBUILD.heldEvents() + ", " + Target.REBUILD.parkedAccounts()
-                + ", " + Target.REBUILD.balances());
+        jdbc.execute("DROP TABLE IF EXISTS " + ProjectionTables.REBUILD.heldEvents() + ", " + ProjectionTables.REBUILD.parkedAccounts()
+                + ", " + ProjectionTables.REBUILD.balances());
     }
 
     /** The shadow offsets reached the target and the live group's, on every partition. */

@@ -93,9 +93,9 @@ class ReplayCompletionTest extends ProjectorIntegrationTest {
 
     /** What a batch's transaction does with its offsets: fence, lock, write, then the replay's end. */
     private void lastBatch(int partition, long lastOffset) {
-        var fence = store.fence(Target.LIVE);
-        store.lockOffsets(Target.LIVE, Set.of(partition));
-        store.writeOffsets(Target.LIVE, Map.of(partition, progress(lastOffset + 1)));
+        var fence = store.fence(ProjectionTables.LIVE);
+        store.lockOffsets(ProjectionTables.LIVE, Set.of(partition));
+        store.writeOffsets(ProjectionTables.LIVE, Map.of(partition, progress(lastOffset + 1)));
         store.completeReplay(fence, Set.of(partition));
     }
 

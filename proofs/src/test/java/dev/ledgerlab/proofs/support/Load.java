@@ -26,12 +26,11 @@ import java.util.stream.Collectors;
  * that the balance may refuse; or transfers between the accounts ({@link #transfers}). Each client waits {@link #PAUSE}
  * between the answer to one command and the next, so that eight of them leave the two cores to the services under test
  * rather than saturate them: some 60-70 commands per second, enough for batches of several records on several
- * partitions when a fault strikes. (At 40 ms, 130-150 per second, the load took so much of the CPU from the services'
- * restarts that {@code ProjectorCrashProofTest} ran 168 s instead of 147.) Every command carries an Idempotency-Key of
- * its own; a client that gets no answer (the API killed, the connection broken) or {@code 503 database-unavailable}
- * sends the same request with the same key again, as a careful client would, until it gets an answer (at most two
- * minutes). It remembers what every accepted command did, so a proof can compare the projection with what clients were
- * told.
+ * partitions when a fault strikes, while a faster load would take the CPU the services' restarts need. Every command
+ * carries an Idempotency-Key of its own; a client that gets no answer (the API killed, the connection broken) or
+ * {@code 503 database-unavailable} sends the same request with the same key again, as a careful client would, until
+ * it gets an answer (at most two minutes). It remembers what every accepted command did, so a proof can compare the
+ * projection with what clients were told.
  */
 public final class Load implements AutoCloseable {
 

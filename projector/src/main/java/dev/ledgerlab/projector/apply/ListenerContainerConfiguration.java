@@ -17,7 +17,7 @@ import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
  * </ul>
  */
 @Configuration(proxyBeanMethods = false)
-class ListenerContainers {
+class ListenerContainerConfiguration {
 
     @Bean
     ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> projectionContainers() {

@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Configuration;
  * from before a version existed.
  */
 @Configuration(proxyBeanMethods = false)
-class EventReading {
+class EventReaderConfiguration {
 
     @Bean
     EventReader eventReader() {

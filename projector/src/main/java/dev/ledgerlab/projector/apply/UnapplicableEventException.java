@@ -6,7 +6,7 @@ import java.util.UUID;
  * An event that does not follow its account's last applied version (a gap), or that cannot follow it at all (an
  * invalid transition such as a withdrawal below zero). Never skipped: retried, then the account is parked.
  */
-public final class Unapplicable extends RuntimeException {
+public final class UnapplicableEventException extends RuntimeException {
 
     static final String GAP = "gap";
 
@@ -15,7 +15,7 @@ public final class Unapplicable extends RuntimeException {
     private final long receivedVersion;
     private final String reason;
 
-    Unapplicable(UUID accountId, long expectedVersion, long receivedVersion, String reason) {
+    UnapplicableEventException(UUID accountId, long expectedVersion, long receivedVersion, String reason) {
         super("account " + accountId + ": expected version " + expectedVersion + ", received " + receivedVersion
                 + " (" + reason + ")", null, false, false);
         this.accountId = accountId;

@@ -4,13 +4,13 @@ package dev.ledgerlab.projector.apply;
  * Where a batch is written: the live projection that serves reads, or the shadow tables a rebuild fills from offset
  * zero until they are swapped in. Both have the same tables; only the schema differs.
  */
-public enum Target {
+public enum ProjectionTables {
     LIVE("projection"),
     REBUILD("projection_rebuild");
 
     private final String schema;
 
-    Target(String schema) {
+    ProjectionTables(String schema) {
         this.schema = schema;
     }
 

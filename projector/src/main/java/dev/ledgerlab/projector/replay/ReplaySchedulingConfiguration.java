@@ -6,5 +6,5 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 /** Drives {@link ReplayCoordinator#reconcile()} on every instance. */
 @Configuration(proxyBeanMethods = false)
 @EnableScheduling
-class ReplayScheduling {
+class ReplaySchedulingConfiguration {
 }

@@ -11,7 +11,7 @@ import org.springframework.security.web.util.matcher.OrRequestMatcher;
  * ({@link OpenCalls}). Actuator and the API description still pass it.
  */
 @Configuration(proxyBeanMethods = false)
-class OpenCommands {
+class OpenCommandsConfiguration {
 
     @Bean
     OpenCalls openCalls() {

@@ -28,7 +28,7 @@ import org.springframework.util.backoff.FixedBackOff;
  * <ul>
  *   <li>a record that cannot be decoded is not retried: it goes to the dead-letter topic (origin topic, partition,
  *       offset and exception in its headers) and the stored offset moves past it;</li>
- *   <li>an event that does not follow its account's version ({@link Unapplicable}: a gap, a conflict) is retried
+ *   <li>an event that does not follow its account's version ({@link UnapplicableEventException}: a gap, a conflict) is retried
  *       {@code projector.gap-retries} times, then its account is parked;</li>
  *   <li>every other failure (PostgreSQL unreachable or restarting, a timeout, a serialization abort, the broker away)
  *       says nothing about the record: the batch is tried again after a back-off that grows to
@@ -40,9 +40,9 @@ import org.springframework.util.backoff.FixedBackOff;
  * parks in its shadow tables and does not dead-letter again: the live group already did.
  */
 @Configuration(proxyBeanMethods = false)
-class ErrorHandling {
+class ErrorHandlerConfiguration {
 
-    private static final Logger log = LoggerFactory.getLogger(ErrorHandling.class);
+    private static final Logger log = LoggerFactory.getLogger(ErrorHandlerConfiguration.class);
 
     @Bean
     NewTopic deadLetterTopic(ProjectorProperties properties) {
@@ -67,8 +67,8 @@ class ErrorHandling {
             @SuppressWarnings("unchecked")
             var stringRecord = (ConsumerRecord<String, String>) record;
             var target = consumer != null && replay.rebuildGroupId().equals(consumer.groupMetadata().groupId())
-                    ? Target.REBUILD : Target.LIVE;
-            var unapplicable = cause(exception, Unapplicable.class);
+                    ? ProjectionTables.REBUILD : ProjectionTables.LIVE;
+            var unapplicable = cause(exception, UnapplicableEventException.class);
             if (unapplicable != null) {
                 log.warn("parking account {} in {} at partition {} offset {}: {}", unapplicable.accountId(),
                         target.schema(), record.partition(), record.offset(), unapplicable.getMessage());
@@ -82,7 +82,7 @@ class ErrorHandling {
                         + " offset " + record.offset() + ": only undecodable records are dead-lettered, and this one"
                         + " failed with " + exception, exception);
             }
-            if (target == Target.LIVE) {
+            if (target == ProjectionTables.LIVE) {
                 log.warn("dead-lettering partition {} offset {}: {}", record.partition(), record.offset(),
                         exception.getMessage());
                 deadLetters.accept(record, exception);
@@ -96,7 +96,7 @@ class ErrorHandling {
         var handler = new DefaultErrorHandler(recoverer, untilItWorks(properties));
         BackOff gaps = new FixedBackOff(properties.gapRetryInterval().toMillis(), properties.gapRetries());
         // null: the handler's own back-off above, for everything that is neither unapplicable nor undecodable.
-        handler.setBackOffFunction((record, e) -> cause(e, Unapplicable.class) != null ? gaps : null);
+        handler.setBackOffFunction((record, e) -> cause(e, UnapplicableEventException.class) != null ? gaps : null);
         handler.addNotRetryableExceptions(MalformedEventException.class);
         // Each retry is logged once by the listener (PositionedListener.retry); the handler's stack trace adds nothing.
         handler.setLogLevel(KafkaException.Level.DEBUG);

@@ -15,9 +15,9 @@ import org.springframework.context.annotation.Configuration;
  * decide instead. With the classic protocol (the default) nothing changes.
  */
 @Configuration(proxyBeanMethods = false)
-class GroupProtocol {
+class GroupProtocolConfiguration {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupProtocol.class);
+    private static final Logger log = LoggerFactory.getLogger(GroupProtocolConfiguration.class);
 
     @Bean
     DefaultKafkaConsumerFactoryCustomizer consumerProtocolSettings() {

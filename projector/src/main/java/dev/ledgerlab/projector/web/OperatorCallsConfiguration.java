@@ -1,6 +1,6 @@
 package dev.ledgerlab.projector.web;
 
-import dev.ledgerlab.problems.ApiDocumentation;
+import dev.ledgerlab.problems.ApiDocumentationConfiguration;
 import dev.ledgerlab.problems.OperatorAccess;
 import dev.ledgerlab.problems.OperatorAccess.OperatorCalls;
 import org.springframework.context.annotation.Bean;
@@ -17,8 +17,8 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * parked accounts, progress, the page and its readings stay open.
  */
 @Configuration(proxyBeanMethods = false)
-@Import({OperatorAccess.class, ApiDocumentation.class})
-class OperatorSecurity {
+@Import({OperatorAccess.class, ApiDocumentationConfiguration.class})
+class OperatorCallsConfiguration {
 
     @Bean
     OperatorCalls operatorCalls() {

@@ -28,7 +28,7 @@ import org.springframework.http.HttpStatus;
  * Every service imports it, like {@link OperatorAccess}.
  */
 @Configuration(proxyBeanMethods = false)
-public class ApiDocumentation {
+public class ApiDocumentationConfiguration {
 
     private static final String PROBLEM_JSON = "application/problem+json";
 

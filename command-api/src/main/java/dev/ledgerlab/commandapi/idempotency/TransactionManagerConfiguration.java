@@ -16,7 +16,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * has already ended a transaction whose COMMIT failed). Proved by {@code BrokenCommitTest}.
  */
 @Configuration(proxyBeanMethods = false)
-class CommitFailures {
+class TransactionManagerConfiguration {
 
     @Bean
     DataSourceTransactionManager transactionManager(DataSource dataSource) {

@@ -15,11 +15,11 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * The commands are open to any HTTP client anyway: this only lets a browser read the answers.
  */
 @Configuration(proxyBeanMethods = false)
-class PageCors implements WebMvcConfigurer {
+class PageCorsConfiguration implements WebMvcConfigurer {
 
     private final List<String> origins;
 
-    PageCors(@Value("${ledger.lab.cors.allowed-origin-patterns:}") List<String> origins) {
+    PageCorsConfiguration(@Value("${ledger.lab.cors.allowed-origin-patterns:}") List<String> origins) {
         this.origins = origins.stream().filter(origin -> !origin.isBlank()).toList();
     }
 
