@@ -7,6 +7,7 @@ import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
 import io.swagger.v3.oas.models.responses.ApiResponse;
+import java.lang.reflect.AnnotatedElement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -19,11 +20,12 @@ import org.springdoc.core.customizers.OperationCustomizer;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.http.HttpStatus;
 
 /**
- * The OpenAPI description (springdoc: {@code /v3/api-docs}, Swagger UI at {@code /swagger-ui.html}) of a service, with
- * the refusals Spring cannot see: every problem type an endpoint names in {@link Refusals}, and the internal error
+ * The OpenAPI description (springdoc: {@code /v3/api-docs}, Swagger UI at {@code /swagger-ui.html}) of a service,
+ * with the refusals Spring cannot see: every problem type an endpoint names in {@link Refusals}, and the internal error
  * any endpoint may answer, grouped by status as {@code application/problem+json} whose {@code type} is one of them.
  * Every service imports it, like {@link OperatorAccess}.
  */
@@ -36,11 +38,10 @@ public class ApiDocumentationConfiguration {
     OperationCustomizer problemTypesOfEachEndpoint() {
         return (operation, handler) -> {
             var types = new LinkedHashSet<ProblemType>();
-            for (var refusals : new Refusals[] {handler.getBeanType().getAnnotation(Refusals.class),
-                    handler.getMethodAnnotation(Refusals.class)}) {
-                if (refusals != null) {
-                    types.addAll(Arrays.asList(refusals.value()));
-                }
+            // Direct and meta-present: an annotation that carries @Refusals declares refusals shared by endpoints.
+            for (var element : new AnnotatedElement[] {handler.getBeanType(), handler.getMethod()}) {
+                MergedAnnotations.from(element).stream(Refusals.class)
+                        .forEach(refusals -> types.addAll(Arrays.asList(refusals.getEnumArray("value", ProblemType.class))));
             }
             types.add(ProblemType.INTERNAL_ERROR);
             Map<Integer, List<ProblemType>> byStatus = types.stream().collect(Collectors.groupingBy(

@@ -10,6 +10,8 @@ import dev.ledgerlab.commandapi.idempotency.CommandResponse;
 import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
 import dev.ledgerlab.commandapi.web.CommandBodies;
 import dev.ledgerlab.commandapi.web.CommandKind;
+import dev.ledgerlab.commandapi.web.CommandRefusals;
+import dev.ledgerlab.commandapi.web.MoneyMovementRefusals;
 import dev.ledgerlab.problems.ApiProblem;
 import dev.ledgerlab.problems.PathIds;
 import dev.ledgerlab.problems.ProblemType;
@@ -63,7 +65,8 @@ public class AccountController {
 
     @PostMapping
     @CommandKind("open")
-    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_OWNER, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED})
+    @CommandRefusals
+    @Refusals(ProblemType.INVALID_OWNER)
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
             mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.OpenAccountBody.class)))
     public ResponseEntity<String> open(HttpServletRequest request,
@@ -84,7 +87,8 @@ public class AccountController {
 
     @PostMapping("/{id}/deposits")
     @CommandKind("deposit")
-    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_AMOUNT, ProblemType.AMOUNT_TOO_LARGE, ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_IF_MATCH, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.CONCURRENT_MODIFICATION, ProblemType.VERSION_MISMATCH, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED, ProblemType.BALANCE_OVERFLOW})
+    @MoneyMovementRefusals
+    @Refusals(ProblemType.BALANCE_OVERFLOW)
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
             mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.AmountBody.class)))
     public ResponseEntity<String> deposit(@PathVariable("id") String id, HttpServletRequest request,
@@ -102,7 +106,8 @@ public class AccountController {
 
     @PostMapping("/{id}/withdrawals")
     @CommandKind("withdraw")
-    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_AMOUNT, ProblemType.AMOUNT_TOO_LARGE, ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_IF_MATCH, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.CONCURRENT_MODIFICATION, ProblemType.VERSION_MISMATCH, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED, ProblemType.INSUFFICIENT_FUNDS})
+    @MoneyMovementRefusals
+    @Refusals(ProblemType.INSUFFICIENT_FUNDS)
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
             mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.AmountBody.class)))
     public ResponseEntity<String> withdraw(@PathVariable("id") String id, HttpServletRequest request,

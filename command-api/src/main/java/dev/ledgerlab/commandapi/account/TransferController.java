@@ -9,6 +9,7 @@ import dev.ledgerlab.commandapi.idempotency.CommandResponse;
 import dev.ledgerlab.commandapi.idempotency.IdempotentCommands;
 import dev.ledgerlab.commandapi.web.CommandBodies;
 import dev.ledgerlab.commandapi.web.CommandKind;
+import dev.ledgerlab.commandapi.web.MoneyMovementRefusals;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.MoneyReceived;
 import dev.ledgerlab.events.MoneySent;
@@ -73,7 +74,8 @@ public class TransferController {
     /** If-Match applies to the source account: the one whose balance the client decided on. */
     @PostMapping(path = "/transfers", produces = MediaType.APPLICATION_JSON_VALUE)
     @CommandKind("transfer")
-    @Refusals({ProblemType.MALFORMED_JSON, ProblemType.UNKNOWN_FIELD, ProblemType.BODY_TOO_LARGE, ProblemType.UNSUPPORTED_MEDIA_TYPE, ProblemType.INVALID_AMOUNT, ProblemType.AMOUNT_TOO_LARGE, ProblemType.INVALID_ACCOUNT_ID, ProblemType.INVALID_IF_MATCH, ProblemType.ACCOUNT_NOT_FOUND, ProblemType.CONCURRENT_MODIFICATION, ProblemType.VERSION_MISMATCH, ProblemType.INVALID_IDEMPOTENCY_KEY, ProblemType.IDEMPOTENCY_KEY_REUSED, ProblemType.TRANSACTION_ABORTED, ProblemType.SAME_ACCOUNT_TRANSFER, ProblemType.INSUFFICIENT_FUNDS, ProblemType.BALANCE_OVERFLOW})
+    @MoneyMovementRefusals
+    @Refusals({ProblemType.SAME_ACCOUNT_TRANSFER, ProblemType.INSUFFICIENT_FUNDS, ProblemType.BALANCE_OVERFLOW})
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
             mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = CommandBodies.TransferBody.class)))
     public ResponseEntity<String> transfer(HttpServletRequest request,
