@@ -52,10 +52,9 @@ class RelayConfiguration {
             @Value("${relay.faults.halt-after-acknowledged-batch:0}") int haltAfterAcknowledgedBatch,
             MeterRegistry meters) {
         String clientId = ConnectorSettings.engineName(relay);
-        return new OutboxEngine(ConnectorSettings.of(relay, source),
+        return new OutboxEngine(relay, source,
                 () -> OutboxProducer.create(bootstrapServers, clientId, relay.linger(), relay.deliveryTimeout()),
-                relay.topic(), status, relay.restartBackoff(), relay.restartBackoffMax(),
-                new RelayFaults(haltAfterAcknowledgedBatch), meters, source, relay.deliveryTimeout());
+                status, new RelayFaults(haltAfterAcknowledgedBatch), meters);
     }
 
     @Bean

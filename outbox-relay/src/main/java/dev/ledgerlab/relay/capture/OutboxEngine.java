@@ -1,12 +1,11 @@
 package dev.ledgerlab.relay.capture;
 
+import dev.ledgerlab.relay.RelayProperties;
 import dev.ledgerlab.relay.status.RelayStatus;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -38,39 +37,38 @@ public final class OutboxEngine {
     private final RelayStatus status;
     private final Duration firstBackoff;
     private final Duration maxBackoff;
-    private final String threadName;
-    private final RelayFaults faults;
-    private final MeterRegistry meters;
-    private final Timer publishLatency;
-    private final PostgresSource source;
     private final Duration acknowledgementTimeout;
     private final Duration producerCloseTimeout;
+    private final String threadName;
+    private final RelayFaults faults;
+    private final EngineMeters meters;
+    private final LostSlotCheck slotCheck;
 
     private final Object lifecycle = new Object();
     private Thread supervisor;
     private CountDownLatch stopSignal;
     private volatile DebeziumEngine<?> current;
 
-    public OutboxEngine(Properties connectorProperties, Supplier<Producer<String, String>> producers, String topic,
-            RelayStatus status, Duration firstBackoff, Duration maxBackoff, RelayFaults faults, MeterRegistry meters,
-            PostgresSource source, Duration acknowledgementTimeout) {
-        this.source = source;
-        this.acknowledgementTimeout = acknowledgementTimeout;
+    /**
+     * @param relay the relay's settings: the topic, the restart back-off, the acknowledgement deadline
+     * @param source where the connector reads and the slot check asks
+     * @param producers a new producer for each engine run
+     */
+    public OutboxEngine(RelayProperties relay, PostgresSource source, Supplier<Producer<String, String>> producers,
+            RelayStatus status, RelayFaults faults, MeterRegistry registry) {
+        this.connectorProperties = ConnectorSettings.of(relay, source);
+        this.producers = producers;
+        this.records = new OutboxRecords(relay.topic());
+        this.status = status;
+        this.firstBackoff = relay.restartBackoff();
+        this.maxBackoff = relay.restartBackoffMax();
+        this.acknowledgementTimeout = relay.deliveryTimeout();
         this.producerCloseTimeout = PRODUCER_CLOSE_TIMEOUT.compareTo(acknowledgementTimeout) < 0 ? PRODUCER_CLOSE_TIMEOUT
                 : acknowledgementTimeout;
+        this.threadName = "outbox-relay-engine-" + relay.slotName();
         this.faults = faults;
-        this.meters = meters;
-        this.publishLatency = Timer.builder("ledger.relay.publish.latency")
-                .description("from the commit of an event's transaction in PostgreSQL to Kafka's acknowledgement")
-                .publishPercentiles(0.5, 0.99)
-                .register(meters);
-        this.connectorProperties = connectorProperties;
-        this.producers = producers;
-        this.records = new OutboxRecords(topic);
-        this.status = status;
-        this.firstBackoff = firstBackoff;
-        this.maxBackoff = maxBackoff;
-        this.threadName = "outbox-relay-engine-" + connectorProperties.getProperty("slot.name");
+        this.meters = new EngineMeters(registry);
+        this.slotCheck = new LostSlotCheck(source, relay.slotName());
     }
 
     public void start() {
@@ -146,20 +144,18 @@ public final class OutboxEngine {
     }
 
     private String runOnce(CountDownLatch stopSignal) {
-        var lost = lostSlot();
-        status.slotLost(lost != null);
-        if (lost != null) {
-            status.engineFailed(lost);
-            return lost;
+        var lost = slotCheck.reasonNotToStart();
+        status.slotLost(lost.isPresent());
+        if (lost.isPresent()) {
+            status.engineFailed(lost.get());
+            return lost.get();
         }
         var outcome = new String[] {"it completed"};
         Producer<String, String> producer = null;
-        KafkaClientMetrics producerMetrics = null;
+        AutoCloseable producerMetrics = null;
         try {
             producer = producers.get();
-            // Kafka's own producer metrics (record-send-rate, request latency...) while this producer lives.
-            producerMetrics = new KafkaClientMetrics(producer);
-            producerMetrics.bindTo(meters);
+            producerMetrics = meters.bind(producer);
             // using(Properties) must come before notifying(...): the builder reads the properties there.
             var engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(connectorProperties)
@@ -171,7 +167,8 @@ public final class OutboxEngine {
                             log.error("The Debezium engine failed: {}", message, error);
                         }
                     })
-                    .notifying(new OutboxPublisher(producer, records, status, faults, publishLatency, acknowledgementTimeout))
+                    .notifying(new OutboxPublisher(producer, records, status, faults, meters.publishLatency(),
+                            acknowledgementTimeout))
                     .build();
             current = engine;
             // stop() may have looked at current just before it was set; it has signalled, so do not run.
@@ -187,7 +184,7 @@ public final class OutboxEngine {
             current = null;
             status.engineRunning(false);
             if (producerMetrics != null) {
-                producerMetrics.close();
+                closeQuietly(producerMetrics);
             }
             if (producer != null) {
                 producer.close(producerCloseTimeout);
@@ -196,29 +193,17 @@ public final class OutboxEngine {
         return outcome[0];
     }
 
-    /**
-     * Why the engine must not start: its slot is {@code lost} (PostgreSQL removed WAL the slot still needed). Debezium
-     * itself would wait up to 30 minutes per start for the slot to become valid, reporting nothing; asking first says
-     * so at once, and nothing streams or is skipped until the operator re-snapshots (Resnapshot). Null when the slot
-     * is usable, absent (the engine makes it) or cannot be asked about (the engine's own start then fails or works).
-     */
-    private String lostSlot() {
-        var slot = connectorProperties.getProperty("slot.name");
-        try (var connection = source.connect("outbox-relay-slot-check")) {
-            if ("lost".equals(ReplicationSlots.walStatus(connection, slot))) {
-                return "replication slot " + slot + " is lost: PostgreSQL removed WAL it still needed "
-                        + "(max_slot_wal_keep_size). Nothing is published past it; POST /relay/resnapshot takes "
-                        + "the events table again";
-            }
-        } catch (java.sql.SQLException unreachable) {
-            log.debug("Cannot ask about slot {}: {}", slot, unreachable.getMessage());
-        }
-        return null;
-    }
-
     /** Some Debezium errors carry the whole connector configuration in their message; the log has that already. */
     private static String summary(String error) {
         return error.length() <= 300 ? error : error.substring(0, 300) + "...";
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            log.warn("Unbinding the producer's metrics failed", e);
+        }
     }
 
     private static void closeEngine(DebeziumEngine<?> engine) {
