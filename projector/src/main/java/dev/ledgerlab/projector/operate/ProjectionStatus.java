@@ -2,7 +2,7 @@ package dev.ledgerlab.projector.operate;
 
 import dev.ledgerlab.projector.ProjectorProperties;
 import dev.ledgerlab.projector.apply.ParkedAccounts;
-import dev.ledgerlab.projector.apply.ProjectionListener;
+import dev.ledgerlab.projector.apply.LiveGroupCounts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,12 +36,12 @@ public class ProjectionStatus {
     private final ProjectorProperties properties;
     private final ParkedAccounts parked;
     private final LogEndOffsets logEnd;
-    private final ProjectionListener listener;
+    private final LiveGroupCounts counts;
 
     public ProjectionStatus(JdbcTemplate jdbc, ProjectorProperties properties, ParkedAccounts parked,
-            LogEndOffsets logEnd, ProjectionListener listener) {
+            LogEndOffsets logEnd, LiveGroupCounts counts) {
         this.jdbc = jdbc;
-        this.listener = listener;
+        this.counts = counts;
         this.properties = properties;
         this.parked = parked;
         this.logEnd = logEnd;
@@ -83,7 +83,7 @@ public class ProjectionStatus {
             duplicates += s.duplicates();
         }
         return new Status(properties.groupId(), properties.topic(), partitions, lag, applied, duplicates,
-                parked.count(), listener.redeliveredSinceStart(), listener.assignedPartitions(),
-                listener.receivedSinceStart(), error);
+                parked.count(), counts.redeliveredSinceStart(), counts.assignedPartitions(),
+                counts.receivedSinceStart(), error);
     }
 }

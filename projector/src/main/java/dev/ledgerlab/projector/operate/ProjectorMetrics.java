@@ -1,6 +1,6 @@
 package dev.ledgerlab.projector.operate;
 
-import dev.ledgerlab.projector.apply.ProjectionListener;
+import dev.ledgerlab.projector.apply.LiveGroupCounts;
 import dev.ledgerlab.projector.replay.ReplayQueries;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,7 +31,7 @@ import org.springframework.stereotype.Component;
  * <li>{@code ledger_projection_replay_running{kind}} and {@code ledger_projection_replay_progress_ratio{kind}}: the
  * replay or rebuild in progress, and how much of its target it has read (0 when none runs).
  * </ul>
- * The counters and the batch timer are kept where the events happen ({@link ProjectionListener}, the listeners'
+ * The counters and the batch timer are kept where the events happen ({@link LiveGroupCounts}, the listeners'
  * batches, the dead-letter recoverer).
  */
 @Component
@@ -47,16 +47,16 @@ class ProjectorMetrics implements MeterBinder {
 
     private final ProjectionStatus projection;
     private final ReplayQueries replays;
-    private final ProjectionListener listener;
+    private final LiveGroupCounts counts;
     private final Clock clock;
     private final Set<Integer> partitionsWithGauges = ConcurrentHashMap.newKeySet();
     private volatile MeterRegistry registry;
     private Reading last;
 
-    ProjectorMetrics(ProjectionStatus projection, ReplayQueries replays, ProjectionListener listener) {
+    ProjectorMetrics(ProjectionStatus projection, ReplayQueries replays, LiveGroupCounts counts) {
         this.projection = projection;
         this.replays = replays;
-        this.listener = listener;
+        this.counts = counts;
         this.clock = Clock.systemUTC();
     }
 
@@ -70,7 +70,7 @@ class ProjectorMetrics implements MeterBinder {
             if (r.status().lag() == 0) {
                 return 0;
             }
-            var oldest = listener.oldestPendingTimestamp();
+            var oldest = counts.oldestPendingTimestamp();
             return oldest.isPresent() ? Math.max(0, clock.millis() - oldest.getAsLong()) / 1000.0 : 0;
         });
         gauge("ledger.projection.parked.accounts", "accounts parked at a gap or an unknown schema version",

@@ -10,6 +10,7 @@ import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.events.MoneyWithdrawn;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.projector.ProjectorIntegrationTest;
+import dev.ledgerlab.projector.apply.LiveGroupCounts;
 import dev.ledgerlab.projector.apply.ProjectionListener;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
@@ -243,7 +244,7 @@ class ReplayTest extends ProjectorIntegrationTest {
                     .single()).isEqualTo(replaysBefore + 1);
             await().atMost(Duration.ofSeconds(60)).until(() -> "completed".equals(
                     get("/projection/replay").json().get("state").asString()));
-            var secondListener = second.getBean(ProjectionListener.class);
+            var secondListener = second.getBean(LiveGroupCounts.class);
             await().atMost(Duration.ofSeconds(30)).until(() -> !secondListener.assignedPartitions().isEmpty());
             awaitProjectionOfEverythingPublished();
             assertThat(snapshot()).isEqualTo(before);
