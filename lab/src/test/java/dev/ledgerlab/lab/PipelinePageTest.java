@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TopicReader;
 import java.io.IOException;
@@ -104,7 +106,7 @@ class PipelinePageTest {
         assertThat(text("command-status")).isEqualTo("200");
         assertThat(text("projected-balance")).isEqualTo("125 at version 2");
         var projector = TestHttp.at(LabServices.port(services.projector()));
-        assertThat(LabRequests.projected(projector, account)).as("the projector's own answer")
+        assertThat(ProjectorClient.over(projector).projected(account)).as("the projector's own answer")
                 .containsExactly(125L, 2L);
         assertThat(cell("journey-committed")).startsWith("MoneyDeposited, position ");
 
@@ -140,8 +142,8 @@ class PipelinePageTest {
         browser.findElement(By.id("withdraw")).click();
         await().atMost(Duration.ofSeconds(30)).until(() -> text("command-status").equals("409"));
         assertThat(text("problem-type")).isEqualTo("urn:ledgerlab:problem:insufficient-funds");
-        assertThat(LabRequests.projected(projector, account)).as("nothing changed").containsExactly(125L, 2L);
-        assertThat(TestHttp.at(LabServices.port(services.commandApi())).get("/accounts/" + account).json()
+        assertThat(ProjectorClient.over(projector).projected(account)).as("nothing changed").containsExactly(125L, 2L);
+        assertThat(CommandApiClient.at(LabServices.port(services.commandApi())).account(account).json()
                 .get("version").asLong()).isEqualTo(2);
     }
 

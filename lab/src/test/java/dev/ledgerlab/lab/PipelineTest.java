@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.relay.OutboxRelayApplication;
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
@@ -22,7 +24,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The whole pipeline in one JVM: REST command -> PostgreSQL (events = outbox) -> WAL -> Debezium relay -> Kafka
@@ -66,7 +67,7 @@ class PipelineTest {
      */
     @Test
     void continuesTheTraceOfADepositOnTheProjectorsSpanForItsEvent() {
-        var account = openAccount();
+        var account = commands().openAccount("pipeline");
         var started = TestHttp.at(commandApiPort()).post("/accounts/" + account + "/deposits", "{\"amount\":7}");
         assertThat(started.status()).as(started.body()).isEqualTo(200);
         assertThat(started.header("traceparent")).as("the response's traceparent")
@@ -92,7 +93,7 @@ class PipelineTest {
             assertThat(parent.traceId()).isEqualTo(traceId);
         }
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(projected(account)).containsExactly(15L, 3L));
+                assertThat(queries().projected(account)).containsExactly(15L, 3L));
     }
 
     /**
@@ -105,7 +106,8 @@ class PipelineTest {
      */
     @Test
     void connectsEachServiceAsARoleOfItsOwnAndTheProjectorsRoleCannotWriteTheLedger() throws Exception {
-        deposit(openAccount(), 1); // every service has touched the database by now
+        // every service has touched the database by now
+        commands().deposit(commands().openAccount("pipeline"), 1).expect(200);
         var roles = java.util.Map.of("command-api", "ledger_command_api", "projector", "ledger_projector",
                 "outbox-relay", "ledger_relay");
         try (var admin = java.sql.DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
@@ -163,18 +165,19 @@ class PipelineTest {
         var random = new Random(seed("carriesDeposits"));
         var expected = new HashMap<UUID, Long>();
         for (int a = 0; a < 10; a++) {
-            var account = openAccount();
+            var account = commands().openAccount("pipeline");
             long sum = 0;
             for (int d = 0; d < 5; d++) {
                 long amount = 1 + random.nextInt(100_000);
-                assertThat(deposit(account, amount).get("balance").asLong()).isEqualTo(sum + amount);
+                assertThat(commands().deposit(account, amount).expect(200).json().get("balance").asLong())
+                        .isEqualTo(sum + amount);
                 sum += amount;
             }
             expected.put(account, sum);
         }
 
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> expected.forEach((account, sum) ->
-                assertThat(projected(account)).as("projected %s", account).isEqualTo(new long[] {sum, 6})));
+                assertThat(queries().projected(account)).as("projected %s", account).isEqualTo(new long[] {sum, 6})));
 
         var records = readTopic(expected.keySet());
         var partitionOf = new HashMap<String, Integer>();
@@ -192,13 +195,13 @@ class PipelineTest {
 
     @Test
     void readsItsOwnWriteRightAfterTheCommandThatProducedIt() {
-        var account = openAccount();
+        var account = commands().openAccount("pipeline");
         var latencies = new ArrayList<Long>();
         for (int i = 1; i <= 20; i++) {
-            var moved = deposit(account, i);
+            var moved = commands().deposit(account, i).expect(200).json();
             long version = moved.get("version").asLong();
             long started = System.nanoTime();
-            var read = get(projectorPort(), "/accounts/" + account + "/balance?minVersion=" + version);
+            var read = queries().balance(account, version);
             latencies.add((System.nanoTime() - started) / 1_000_000);
 
             assertThat(read.status()).as(read.body()).isEqualTo(200);
@@ -218,8 +221,8 @@ class PipelineTest {
      */
     @Test
     void tracesAnEventToItsOutboxPositionAndItsKafkaPartitionAndOffset() throws Exception {
-        var account = openAccount();
-        var moved = deposit(account, 42);
+        var account = commands().openAccount("pipeline");
+        var moved = commands().deposit(account, 42).expect(200).json();
         long version = moved.get("version").asLong();
         var path = "/pipeline/events/" + account + "/" + version;
         var journey = await().atMost(Duration.ofSeconds(60)).until(() -> get(projectorPort(), path).json(),
@@ -270,7 +273,7 @@ class PipelineTest {
         var random = new Random(seed("relayRestart"));
         var accounts = new ArrayList<UUID>();
         for (int i = 0; i < 5; i++) {
-            accounts.add(openAccount());
+            accounts.add(commands().openAccount("pipeline"));
         }
         var sums = new HashMap<UUID, Long>();
         var done = new AtomicInteger();
@@ -280,7 +283,7 @@ class PipelineTest {
             for (int i = 0; i < total; i++) {
                 var account = accounts.get(random.nextInt(accounts.size()));
                 long amount = 1 + random.nextInt(1_000);
-                deposit(account, amount);
+                commands().deposit(account, amount).expect(200);
                 sums.merge(account, amount, Long::sum);
                 done.incrementAndGet();
             }
@@ -299,7 +302,7 @@ class PipelineTest {
         }
 
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> sums.forEach((account, sum) ->
-                assertThat(projected(account)[0]).as("projected balance of %s", account).isEqualTo(sum)));
+                assertThat(queries().projected(account)[0]).as("projected balance of %s", account).isEqualTo(sum)));
         var records = readTopic(new HashSet<>(accounts));
         var eventIds = new HashSet<String>();
         records.forEach(r -> eventIds.add(EventCodec.fromJson(r.value()).eventId().toString()));
@@ -323,7 +326,7 @@ class PipelineTest {
         try (var connection = java.sql.DriverManager.getConnection(infrastructure.jdbcUrl(),
                 infrastructure.username(), infrastructure.password())) {
             for (int a = 0; a < 12; a++) {
-                var account = openAccount();
+                var account = commands().openAccount("pipeline");
                 long balance = 0;
                 long version = 1;
                 for (int schemaVersion = 1; schemaVersion <= 3; schemaVersion++) {
@@ -376,7 +379,7 @@ class PipelineTest {
         await().atMost(Duration.ofSeconds(120)).until(() -> "completed".equals(
                 get(projectorPort(), "/projection/rebuild").json().get("state").asString()));
         expected.forEach((account, balance) ->
-                assertThat(projected(account)).as("rebuilt %s", account).containsExactly(balance));
+                assertThat(queries().projected(account)).as("rebuilt %s", account).containsExactly(balance));
         System.out.printf("three writers: %d accounts, %d records of schema versions %s; replayed and rebuilt exact%n",
                 expected.size(), records.size(), schemaVersions);
     }
@@ -423,7 +426,7 @@ class PipelineTest {
 
     private static void awaitProjected(java.util.Map<UUID, long[]> expected) {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> expected.forEach((account, state) ->
-                assertThat(projected(account)).as("projected %s", account).containsExactly(state)));
+                assertThat(queries().projected(account)).as("projected %s", account).containsExactly(state)));
     }
 
     private static long seed(String name) {
@@ -440,16 +443,12 @@ class PipelineTest {
         return LabServices.port(services.projector());
     }
 
-    private static UUID openAccount() {
-        return LabRequests.openAccount(TestHttp.at(commandApiPort()).asOperator(), "pipeline");
+    private static CommandApiClient commands() {
+        return CommandApiClient.over(TestHttp.at(commandApiPort()).asOperator());
     }
 
-    private static JsonNode deposit(UUID account, long amount) {
-        return LabRequests.deposit(TestHttp.at(commandApiPort()).asOperator(), account, amount);
-    }
-
-    private static long[] projected(UUID account) {
-        return LabRequests.projected(TestHttp.at(projectorPort()).asOperator(), account);
+    private static ProjectorClient queries() {
+        return ProjectorClient.over(TestHttp.at(projectorPort()).asOperator());
     }
 
     /** Every record of these accounts in the topic, read from offset zero by a plain consumer. */

@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.relay.OutboxRelayApplication;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.PipelineNames;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
@@ -72,7 +74,7 @@ class SlotLostTest {
     void countsEveryEventAppliedBeforeAsADuplicateWhenTheOperatorResnapshotsALostSlot() throws Exception {
         var balances = new LinkedHashMap<UUID, Long>();
         for (int a = 0; a < 5; a++) {
-            var account = openAccount();
+            var account = commands().openAccount("lost");
             balances.put(account, 0L);
             for (int d = 1; d <= 3; d++) {
                 balances.merge(account, deposit(account, 100L * a + d), Long::sum);
@@ -181,18 +183,18 @@ class SlotLostTest {
         return versions;
     }
 
-    private static UUID openAccount() {
-        return LabRequests.openAccount(TestHttp.at(LabServices.port(services.commandApi())), "lost");
+    private static CommandApiClient commands() {
+        return CommandApiClient.at(LabServices.port(services.commandApi()));
     }
 
     /** The amount, once deposited. */
     private static long deposit(UUID account, long amount) {
-        LabRequests.deposit(TestHttp.at(LabServices.port(services.commandApi())), account, amount);
+        commands().deposit(account, amount).expect(200);
         return amount;
     }
 
     private static long[] projected(UUID account) {
-        return LabRequests.projected(TestHttp.at(LabServices.port(services.projector())), account);
+        return ProjectorClient.at(LabServices.port(services.projector())).projected(account);
     }
 
     private static TestHttp operator() {

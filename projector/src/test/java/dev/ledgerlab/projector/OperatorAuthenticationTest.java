@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.problems.OperatorAccess;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
@@ -65,7 +66,7 @@ class OperatorAuthenticationTest extends ProjectorIntegrationTest {
         assertThat(operator().post("/projection/parked/" + parked + "/release").problemType())
                 .as("the operator gets through to the call itself").isEqualTo("urn:ledgerlab:problem:event-still-missing");
         assertThat(anonymous.get("/projection/status").status()).as("reads stay open").isEqualTo(200);
-        assertThat(anonymous.get("/accounts/" + parked + "/balance").status()).isEqualTo(200);
+        assertThat(ProjectorClient.over(anonymous).balance(parked).status()).isEqualTo(200);
         assertThat(anonymous.get("/projection/parked").status()).isEqualTo(200);
         assertThat(anonymous.get("/actuator/health").json().has("components")).isFalse();
         assertThat(operator().get("/actuator/health").json().has("components")).isTrue();

@@ -7,15 +7,14 @@ import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.events.MoneyReceived;
 import dev.ledgerlab.events.MoneySent;
 import dev.ledgerlab.events.MoneyWithdrawn;
+import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import dev.ledgerlab.testkit.TestInfrastructure;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -136,17 +135,17 @@ class ProjectionTest extends ProjectorIntegrationTest {
         var account = openedAccount();
         publish(account, 2, new MoneyDeposited(42));
 
-        var response = get("/accounts/" + account + "/balance?minVersion=2");
+        var response = queries().balance(account, 2);
 
         assertThat(response.status()).isEqualTo(200);
         assertThat(response.json().get("balance").asLong()).isEqualTo(42);
         assertThat(response.json().get("version").asLong()).isEqualTo(2);
-        assertThat(get("/accounts/" + UUID.randomUUID() + "/balance").status()).isEqualTo(404);
+        assertThat(queries().balance(UUID.randomUUID()).status()).isEqualTo(404);
         var badId = get("/accounts/nope/balance");
         assertThat(badId.status()).isEqualTo(400);
         assertThat(badId.contentType()).startsWith("application/problem+json");
         assertThat(badId.json().get("type").asString()).isEqualTo("urn:ledgerlab:problem:invalid-account-id");
-        assertThat(get("/accounts/" + account + "/balance?minVersion=0").json().get("type").asString())
+        assertThat(queries().balance(account, 0).json().get("type").asString())
                 .isEqualTo("urn:ledgerlab:problem:invalid-min-version");
     }
 
@@ -155,7 +154,7 @@ class ProjectionTest extends ProjectorIntegrationTest {
         var account = openedAccount();
         await().atMost(Duration.ofSeconds(30)).until(() -> projected(account) != null);
 
-        var response = get("/accounts/" + account + "/balance?minVersion=5");
+        var response = queries().balance(account, 5);
 
         assertThat(response.status()).isEqualTo(503);
         assertThat(response.json().get("type").asString()).isEqualTo("urn:ledgerlab:problem:projection-behind");
@@ -168,7 +167,7 @@ class ProjectionTest extends ProjectorIntegrationTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> projected(account) != null);
         var pool = java.util.concurrent.Executors.newSingleThreadExecutor();
         try {
-            var read = pool.submit(() -> get("/accounts/" + account + "/balance?minVersion=2"));
+            var read = pool.submit(() -> queries().balance(account, 2));
             publish(account, 2, new MoneyDeposited(7));
 
             var response = read.get(30, java.util.concurrent.TimeUnit.SECONDS);

@@ -4,6 +4,7 @@ import dev.ledgerlab.events.AccountEvent;
 import dev.ledgerlab.events.AccountOpened;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventEnvelope;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Instant;
@@ -181,6 +182,11 @@ public abstract class ProjectorIntegrationTest {
 
     protected int port() {
         return port;
+    }
+
+    /** The projector's queries, as its operator asks them. */
+    protected ProjectorClient queries() {
+        return ProjectorClient.over(operator());
     }
 
     protected TestHttp.Response get(String path) {

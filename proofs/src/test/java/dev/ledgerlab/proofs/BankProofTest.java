@@ -7,6 +7,8 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.math.BigInteger;
@@ -61,9 +63,9 @@ class BankProofTest {
         relay = started.get(1);
         projector = started.get(2);
         victim = started.get(3);
-        accounts = Pipeline.openAccounts(api, ACCOUNTS);
+        accounts = CommandApiClient.at(api.port()).openAccounts(ACCOUNTS);
         for (var account : accounts) {
-            assertThat(Pipeline.deposit(api, account, FUNDS).status()).isEqualTo(200);
+            assertThat(CommandApiClient.at(api.port()).deposit(account, FUNDS).status()).isEqualTo(200);
         }
         pipeline.awaitQuiet(Duration.ofSeconds(60));
     }
@@ -112,7 +114,7 @@ class BankProofTest {
     private static Map<UUID, Long> balances() {
         var balances = new HashMap<UUID, Long>();
         for (var account : accounts) {
-            balances.put(account, TestHttp.at(api.port()).get("/accounts/" + account).json().get("balance").asLong());
+            balances.put(account, CommandApiClient.at(api.port()).account(account).json().get("balance").asLong());
         }
         return balances;
     }
@@ -131,7 +133,7 @@ class BankProofTest {
 
         pipeline.awaitQuiet(Duration.ofSeconds(120));
         for (var account : accounts) {
-            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
+            var projected = ProjectorClient.at(projector.port()).balance(account).json();
             assertThat(projected.get("balance").asLong()).as("projected balance of %s", account)
                     .isEqualTo(before.get(account) + load.sum(account));
         }
@@ -200,7 +202,7 @@ class BankProofTest {
                     }
                 }
                 for (var account : accounts) {
-                    balance(TestHttp.at(api.port()).get("/accounts/" + account), writeBalances, negativeWritten);
+                    balance(CommandApiClient.at(api.port()).account(account), writeBalances, negativeWritten);
                 }
             }), 0, READ_PAUSE_MILLIS, TimeUnit.MILLISECONDS);
             threads.scheduleWithFixedDelay(() -> guarded(() -> {
@@ -215,7 +217,7 @@ class BankProofTest {
                     }
                 }
                 for (var account : accounts) {
-                    balance(TestHttp.at(projector.port()).get("/accounts/" + account + "/balance"), projectedBalances,
+                    balance(ProjectorClient.at(projector.port()).balance(account), projectedBalances,
                             negativeProjected);
                 }
             }), 0, READ_PAUSE_MILLIS, TimeUnit.MILLISECONDS);

@@ -11,6 +11,8 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
 import java.sql.SQLException;
@@ -61,7 +63,7 @@ class CommitOrderProofTest {
     void neverAppliesTheBatchWhoseKafkaOffsetsWereCommittedBeforeTheProjectorDiedWritingIt() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        var accounts = Pipeline.openAccounts(api, 6);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(6);
         try (var load = new Load(api, accounts, seed)) {
             var simpler = simplerProjector("offsets-first", batch);
             var lab = pipeline.projectorStoppingAt("before-db-commit", batch);
@@ -88,7 +90,7 @@ class CommitOrderProofTest {
             throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        var accounts = Pipeline.openAccounts(api, 6);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(6);
         try (var load = new Load(api, accounts, seed)) {
             var simpler = simplerProjector("kafka-transaction", batch);
             var lab = pipeline.projectorStoppingAt("after-db-commit", batch);
@@ -106,7 +108,7 @@ class CommitOrderProofTest {
                 load.awaitMore(200, Duration.ofSeconds(60));
                 load.close();
                 var verdict = assertTheLabsProjectorExact(labAgain, accounts, load, labBatch);
-                assertThat(Pipeline.status(labAgain).get("redeliveredSinceStart").asLong())
+                assertThat(ProjectorClient.at(labAgain.port()).status().get("redeliveredSinceStart").asLong())
                         .as("records the lab's projector was given again below its stored offsets").isZero();
                 // What PostgreSQL says: none of it happened.
                 var shortBy = awaitShortOfTheWriteSideBy(lost, "kafka-transaction");

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.Concurrently;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
@@ -49,7 +51,7 @@ class ConcurrencyProofTest {
         long seed = System.nanoTime();
         System.out.println("scenario 1 seed=" + seed);
         var random = new Random(seed);
-        var accounts = Pipeline.openAccounts(api, 10);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(10);
         var sums = new HashMap<UUID, Long>();
         var counts = new HashMap<UUID, Long>();
         var deposits = new ArrayList<Callable<TestHttp.Response>>();
@@ -58,7 +60,7 @@ class ConcurrencyProofTest {
             long amount = 1 + random.nextInt(1_000_000);
             sums.merge(account, amount, Long::sum);
             counts.merge(account, 1L, Long::sum);
-            deposits.add(() -> Pipeline.deposit(api, account, amount));
+            deposits.add(() -> CommandApiClient.at(api.port()).deposit(account, amount));
         }
         long started = System.nanoTime();
 
@@ -67,7 +69,7 @@ class ConcurrencyProofTest {
 
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(200));
         for (var account : accounts) {
-            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
+            var projected = ProjectorClient.at(projector.port()).balance(account).json();
             assertThat(projected.get("balance").asLong()).as("balance of %s", account)
                     .isEqualTo(sums.getOrDefault(account, 0L));
             assertThat(projected.get("version").asLong()).as("version of %s", account)
@@ -88,8 +90,8 @@ class ConcurrencyProofTest {
         var random = new Random(seed);
         var accounts = new ArrayList<UUID>();
         for (int i = 0; i < 5; i++) {
-            var account = Pipeline.openAccount(api);
-            assertThat(Pipeline.deposit(api, account, 1_000).status()).isEqualTo(200);
+            var account = CommandApiClient.at(api.port()).openAccount("proof");
+            assertThat(CommandApiClient.at(api.port()).deposit(account, 1_000).status()).isEqualTo(200);
             accounts.add(account);
         }
         var operations = new ArrayList<Callable<TestHttp.Response>>();
@@ -99,8 +101,8 @@ class ConcurrencyProofTest {
             boolean withdraw = random.nextInt(3) > 0;
             long amount = withdraw ? 1 + random.nextInt(400) : 1 + random.nextInt(200);
             targets.add(account);
-            operations.add(() -> withdraw ? Pipeline.withdraw(api, account, amount)
-                    : Pipeline.deposit(api, account, amount));
+            operations.add(() -> withdraw ? CommandApiClient.at(api.port()).withdraw(account, amount)
+                    : CommandApiClient.at(api.port()).deposit(account, amount));
         }
 
         var responses = Concurrently.atOnce(operations);
@@ -122,8 +124,8 @@ class ConcurrencyProofTest {
         for (var account : accounts) {
             long events = pipeline.queryLong("SELECT count(*) FROM ledger.events WHERE account_id = '" + account + "'");
             assertThat(events).as("a refused withdrawal leaves no event").isEqualTo(2 + succeeded.getOrDefault(account, 0L));
-            var written = TestHttp.at(api.port()).get("/accounts/" + account).json();
-            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
+            var written = CommandApiClient.at(api.port()).account(account).json();
+            var projected = ProjectorClient.at(projector.port()).balance(account).json();
             assertThat(projected.get("balance").asLong()).isEqualTo(written.get("balance").asLong()).isNotNegative();
             assertThat(projected.get("version").asLong()).isEqualTo(written.get("version").asLong());
         }
@@ -135,8 +137,8 @@ class ConcurrencyProofTest {
 
     @Test
     void reportsEachViolationWithAccountExpectedAndActual() throws Exception {
-        var account = Pipeline.openAccount(api);
-        Pipeline.deposit(api, account, 500);
+        var account = CommandApiClient.at(api.port()).openAccount("proof");
+        CommandApiClient.at(api.port()).deposit(account, 500);
         pipeline.awaitQuiet(Duration.ofSeconds(60));
         Pipeline.assertInvariantsHold(projector);
 

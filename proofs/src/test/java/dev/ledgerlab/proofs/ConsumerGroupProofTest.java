@@ -9,12 +9,12 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
-import dev.ledgerlab.testkit.TestHttp;
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -54,11 +54,11 @@ class ConsumerGroupProofTest {
                 assertThat(a).doesNotContainAnyElementsOf(b);
                 assertThat(a.size() + b.size()).isEqualTo(6);
             });
-            var accounts = Pipeline.openAccounts(api, 12);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed)) {
-                long target = Pipeline.status(first).get("applied").asLong() + 300;
+                long target = ProjectorClient.at(first.port()).status().get("applied").asLong() + 300;
                 await().atMost(Duration.ofSeconds(60)).until(() ->
-                        Pipeline.status(second).get("applied").asLong() >= target);
+                        ProjectorClient.at(second.port()).status().get("applied").asLong() >= target);
                 var before = assigned(second);
                 assertThat(first.kill()).as("SIGKILL").isEqualTo(137);
                 long killed = System.nanoTime();
@@ -69,7 +69,7 @@ class ConsumerGroupProofTest {
                 load.close();
 
                 pipeline.assertProjectedAsTold(second, accounts, load);
-                assertThat(Pipeline.status(second).get("redeliveredSinceStart").asLong())
+                assertThat(ProjectorClient.at(second.port()).status().get("redeliveredSinceStart").asLong())
                         .as("the survivor started the dead member's partitions at their stored offsets").isZero();
                 var verdict = IndependentChecker.assertConsistent(pipeline);
                 System.out.printf("scenario 5 seed=%d: survivor held %s, took over all 6 partitions %d ms after the"
@@ -100,21 +100,21 @@ class ConsumerGroupProofTest {
             });
             var accounts = new ArrayList<UUID>();
             for (int i = 0; i < 30; i++) {
-                var account = Pipeline.openAccount(api);
+                var account = CommandApiClient.at(api.port()).openAccount("proof");
                 accounts.add(account);
-                assertThat(Pipeline.deposit(api, account, 10 + i).status()).isEqualTo(200);
+                assertThat(CommandApiClient.at(api.port()).deposit(account, 10 + i).status()).isEqualTo(200);
             }
 
             pipeline.awaitQuiet(Duration.ofSeconds(90));
 
             var received = new ArrayList<Long>();
             for (var p : projectors) {
-                received.add(Pipeline.status(p).get("receivedSinceStart").asLong());
+                received.add(ProjectorClient.at(p.port()).status().get("receivedSinceStart").asLong());
             }
             assertThat(received.stream().filter(r -> r > 0)).as("members that received records").hasSize(3);
             assertThat(received.stream().filter(r -> r == 0)).as("idle members").hasSize(2);
             for (int i = 0; i < accounts.size(); i++) {
-                assertThat(TestHttp.at(projectors.get(0).port()).get("/accounts/" + accounts.get(i) + "/balance").json()
+                assertThat(ProjectorClient.at(projectors.get(0).port()).balance(accounts.get(i)).json()
                         .get("balance").asLong()).isEqualTo(10 + i);
             }
             Pipeline.assertInvariantsHold(projectors.get(0));
@@ -132,9 +132,9 @@ class ConsumerGroupProofTest {
             var projector = started.get(1);
             var accounts = new ArrayList<UUID>();
             for (int i = 0; i < 10; i++) {
-                var account = Pipeline.openAccount(api);
+                var account = CommandApiClient.at(api.port()).openAccount("proof");
                 accounts.add(account);
-                Pipeline.deposit(api, account, 100 + i);
+                CommandApiClient.at(api.port()).deposit(account, 100 + i);
             }
             pipeline.awaitQuiet(Duration.ofSeconds(90));
             projector.close();
@@ -152,7 +152,7 @@ class ConsumerGroupProofTest {
             long records = pipeline.queryLong("SELECT count(*) FROM ledger.events");
             var replaying = pipeline.projector();
 
-            await().atMost(Duration.ofSeconds(120)).until(() -> Pipeline.status(replaying).get("lag").asLong() == 0
+            await().atMost(Duration.ofSeconds(120)).until(() -> ProjectorClient.at(replaying.port()).status().get("lag").asLong() == 0
                     && pipeline.queryLong("SELECT sum(duplicates) FROM projection.offsets") - duplicatesBefore
                             >= records);
             long duplicates = pipeline.queryLong("SELECT sum(duplicates) FROM projection.offsets") - duplicatesBefore;
@@ -164,7 +164,7 @@ class ConsumerGroupProofTest {
             var verdict = IndependentChecker.assertConsistent(pipeline, Set.of(), records);
             System.out.printf("scenario 7: replay from offset zero re-read %d records (%d events stored): %d "
                     + "recognised as duplicates, 0 applied; %s%n",
-                    Pipeline.status(replaying).get("partitions").findValues("logEndOffset").stream()
+                    ProjectorClient.at(replaying.port()).status().get("partitions").findValues("logEndOffset").stream()
                             .mapToLong(n -> n.asLong()).sum(), records, duplicates, verdict);
         }
     }
@@ -177,7 +177,7 @@ class ConsumerGroupProofTest {
             var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
             var api = started.get(0);
             var survivor = started.get(1);
-            var accounts = Pipeline.openAccounts(api, 12);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed)) {
                 // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
                 var zombie = pipeline.projectorStoppingAt("freeze-holding-batch", batch);
@@ -201,7 +201,7 @@ class ConsumerGroupProofTest {
 
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
                         !zombie.logLines("projector resumed (SIGCONT)").isEmpty()
-                        && Pipeline.status(zombie).get("redeliveredSinceStart").asLong() >= heldRecords);
+                        && ProjectorClient.at(zombie.port()).status().get("redeliveredSinceStart").asLong() >= heldRecords);
                 load.awaitMore(100, Duration.ofSeconds(60));
                 load.close();
                 pipeline.assertProjectedAsTold(survivor, accounts, load);
@@ -211,7 +211,7 @@ class ConsumerGroupProofTest {
                         + " records refused as below the stored offsets, its held ones among them (%d applications"
                         + " counted meanwhile by the survivor);"
                         + " %s; %s%n", seed, batch, freezing, heldRecords, takeoverMillis,
-                        Pipeline.status(zombie).get("redeliveredSinceStart").asLong(),
+                        ProjectorClient.at(zombie.port()).status().get("redeliveredSinceStart").asLong(),
                         pipeline.applied() - appliedBeforeWaking, load.counts(), verdict);
             }
         }
@@ -231,7 +231,7 @@ class ConsumerGroupProofTest {
             var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
             var api = started.get(0);
             var survivor = started.get(1);
-            var accounts = Pipeline.openAccounts(api, 12);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed)) {
                 var frozenMember = pipeline.projectorStoppingAt("freeze-before-db-commit", batch);
                 var freezing = Faults.awaitFrozen(frozenMember, Duration.ofSeconds(120));
@@ -279,7 +279,7 @@ class ConsumerGroupProofTest {
 
     private static TreeSet<Integer> assigned(ServiceProcess projector) {
         var set = new TreeSet<Integer>();
-        Pipeline.status(projector).get("assignedHere").forEach(n -> set.add(n.asInt()));
+        ProjectorClient.at(projector.port()).status().get("assignedHere").forEach(n -> set.add(n.asInt()));
         return set;
     }
 

@@ -9,6 +9,7 @@ import dev.ledgerlab.proofs.simpler.SimplerCommandApi;
 import dev.ledgerlab.proofs.support.Faults;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
 import java.sql.SQLException;
@@ -53,7 +54,7 @@ class DualWriteProofTest {
     @Test
     void losesTheEventForGoodWhenTheHandlerDiesBetweenItsDatabaseCommitAndItsOwnSendToKafka() throws Exception {
         var handler = handler("dual-write", 3);
-        var account = Pipeline.openAccount(handler);
+        var account = CommandApiClient.at(handler.port()).openAccount("proof");
         var lost = depositsUntilTheHalt(handler, account);
 
         assertThat(writeSide(account)).as("the write side committed the third deposit").containsExactly(600L, 4L);
@@ -64,7 +65,7 @@ class DualWriteProofTest {
 
         // The account goes on; its projection cannot: version 5 arrives where 4 was expected, and 4 will never come.
         var next = handler("dual-write", 0);
-        assertThat(Pipeline.deposit(next, account, 400).status()).isEqualTo(200);
+        assertThat(CommandApiClient.at(next.port()).deposit(account, 400).status()).isEqualTo(200);
         var parked = awaitParked(account);
         assertThat(parked).as("parked at the gap").startsWith("4 | 5 | gap");
         assertThat(writeSide(account)).containsExactly(1000L, 5L);
@@ -77,11 +78,11 @@ class DualWriteProofTest {
     @Test
     void losesNothingWhenTheSameHaltFallsRightAfterTheCommitOfAnOutboxWrite() throws Exception {
         var handler = handler("outbox", 3);
-        var account = Pipeline.openAccount(handler);
+        var account = CommandApiClient.at(handler.port()).openAccount("proof");
         var halted = depositsUntilTheHalt(handler, account);
 
         // The lab's own command API takes over, as a restarted one would.
-        assertThat(Pipeline.deposit(api, account, 400).status()).isEqualTo(200);
+        assertThat(CommandApiClient.at(api.port()).deposit(account, 400).status()).isEqualTo(200);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(projected(account))
                 .as("every committed deposit projected").containsExactly(1000L, 5L));
         assertThat(writeSide(account)).containsExactly(1000L, 5L);
@@ -96,7 +97,7 @@ class DualWriteProofTest {
     @Test
     void projectsADepositTheWriteSideNeverStoredWhenTheHandlerSendsToKafkaBeforeItCommits() throws Exception {
         var handler = handler("kafka-first", 3);
-        var account = Pipeline.openAccount(handler);
+        var account = CommandApiClient.at(handler.port()).openAccount("proof");
         var invented = depositsUntilTheHalt(handler, account);
 
         assertThat(writeSide(account)).as("the third deposit rolled back with the halt").containsExactly(300L, 3L);
@@ -106,7 +107,7 @@ class DualWriteProofTest {
 
         // The write side gives version 4 to the next deposit: a second, different version 4 reaches the projector.
         var next = handler("kafka-first", 0);
-        assertThat(Pipeline.deposit(next, account, 400).status()).isEqualTo(200);
+        assertThat(CommandApiClient.at(next.port()).deposit(account, 400).status()).isEqualTo(200);
         assertThat(writeSide(account)).containsExactly(700L, 4L);
         var parked = awaitParked(account);
         assertThat(parked).as("two different events claim version 4").contains("conflict",
@@ -125,9 +126,9 @@ class DualWriteProofTest {
 
     /** Deposits 100 and 200 (answered), then 300, which the handler halts on: returns the event its FAULT line names. */
     private static UUID depositsUntilTheHalt(ServiceProcess handler, UUID account) {
-        assertThat(Pipeline.deposit(handler, account, 100).status()).isEqualTo(200);
-        assertThat(Pipeline.deposit(handler, account, 200).status()).isEqualTo(200);
-        assertThat(Pipeline.deposit(handler, account, 300).status()).as("no answer: the handler halted").isZero();
+        assertThat(CommandApiClient.at(handler.port()).deposit(account, 100).status()).isEqualTo(200);
+        assertThat(CommandApiClient.at(handler.port()).deposit(account, 200).status()).isEqualTo(200);
+        assertThat(CommandApiClient.at(handler.port()).deposit(account, 300).status()).as("no answer: the handler halted").isZero();
         var fault = Faults.awaitHalt(handler, Duration.ofSeconds(30));
         var matcher = EVENT.matcher(fault);
         assertThat(matcher.find()).as("an event id in %s", fault).isTrue();

@@ -9,6 +9,7 @@ import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ProgressWatch;
 import dev.ledgerlab.proofs.support.ServiceProcess;
 import dev.ledgerlab.proofs.support.TopicReplicas;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.ReplicatedKafka;
 import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
@@ -64,7 +65,7 @@ class KafkaClusterProofTest {
             var api = started.get(0);
             var relay = started.get(1);
             var projector = started.get(2);
-            var accounts = Pipeline.openAccounts(api, 12);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed); var progress = new ProgressWatch(pipeline)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
                 var before = TopicReplicas.of(pipeline);
@@ -142,7 +143,7 @@ class KafkaClusterProofTest {
             var api = started.get(0);
             var relay = started.get(1);
             var projector = started.get(2);
-            var accounts = Pipeline.openAccounts(api, 12);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed); var progress = new ProgressWatch(pipeline)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
                 for (int id : killed) {

@@ -7,6 +7,7 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.DurablePostgres;
 import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
@@ -31,7 +32,7 @@ class OutageProofTest {
             var relay = started.get(1);
             var projector = started.get(2);
             var services = List.of(api, relay, projector);
-            var accounts = Pipeline.openAccounts(api, 8);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(8);
             try (var load = new Load(api, accounts, seed)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
                 assertThat(services).allSatisfy(s -> assertThat(ready(s)).as("%s ready", s).isEqualTo(200));
@@ -75,7 +76,7 @@ class OutageProofTest {
             var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
             var api = started.get(0);
             var projector = started.get(1);
-            var accounts = Pipeline.openAccounts(api, 8);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(8);
             try (var load = new Load(api, accounts, seed)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
                 long unansweredBefore = load.counts().unanswered();

@@ -9,7 +9,8 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
-import dev.ledgerlab.testkit.TestHttp;
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +55,7 @@ class ProjectorCrashProofTest {
     void redeliversNothingWhenTheProjectorDiesAfterItsDatabaseCommitBeforeItsKafkaCommit() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        var accounts = Pipeline.openAccounts(api, 6);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(6);
         try (var load = new Load(api, accounts, seed)) {
             var halted = haltAt("after-db-commit", batch);
             var ranges = Faults.batchRanges(halted);
@@ -71,7 +72,7 @@ class ProjectorCrashProofTest {
                 load.awaitMore(200, Duration.ofSeconds(60));
                 load.close();
                 pipeline.awaitQuiet(Duration.ofSeconds(120));
-                assertThat(Pipeline.status(recovered).get("redeliveredSinceStart").asLong())
+                assertThat(ProjectorClient.at(recovered.port()).status().get("redeliveredSinceStart").asLong())
                         .as("records read again below the stored offsets").isZero();
                 assertThat(pipeline.duplicatesSkipped() - duplicatesBefore).as("duplicates skipped").isZero();
                 var verdict = assertExact(accounts, load, recovered);
@@ -86,7 +87,7 @@ class ProjectorCrashProofTest {
     void appliesTheBatchAgainWhenTheProjectorDiesHalfwayThroughApplyingIt() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        var accounts = Pipeline.openAccounts(api, 6);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(6);
         try (var load = new Load(api, accounts, seed)) {
             var halted = haltAt("before-db-commit", batch);
             var ranges = Faults.batchRanges(halted);
@@ -111,14 +112,14 @@ class ProjectorCrashProofTest {
     void staysExactWhenAProjectorProcessIsKilledAtRandomPointsUnderLoad() throws Exception {
         long seed = System.nanoTime();
         var random = new Random(seed);
-        var accounts = Pipeline.openAccounts(api, 6);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(6);
         var kills = new ArrayList<Long>();
         try (var load = new Load(api, accounts, seed)) {
             for (int i = 0; i < 3; i++) {
                 var projector = pipeline.projector();
-                long target = Pipeline.status(projector).get("applied").asLong() + 50 + random.nextInt(400);
+                long target = ProjectorClient.at(projector.port()).status().get("applied").asLong() + 50 + random.nextInt(400);
                 await().atMost(Duration.ofSeconds(90)).until(() ->
-                        Pipeline.status(projector).get("applied").asLong() >= target);
+                        ProjectorClient.at(projector.port()).status().get("applied").asLong() >= target);
                 assertThat(projector.kill()).as("SIGKILL").isEqualTo(137);
                 kills.add(target);
             }
@@ -127,7 +128,7 @@ class ProjectorCrashProofTest {
                 load.awaitMore(200, Duration.ofSeconds(60));
                 load.close();
                 pipeline.awaitQuiet(Duration.ofSeconds(120));
-                assertThat(Pipeline.status(survivor).get("redeliveredSinceStart").asLong()).isZero();
+                assertThat(ProjectorClient.at(survivor.port()).status().get("redeliveredSinceStart").asLong()).isZero();
                 assertThat(pipeline.duplicatesSkipped() - duplicatesBefore).isZero();
                 var verdict = assertExact(accounts, load, survivor);
                 System.out.printf("scenario 3c seed=%d: SIGKILLed at %s applied events; redelivered 0; %s; %s%n",
@@ -140,7 +141,7 @@ class ProjectorCrashProofTest {
     void skipsEveryRecordReadAgainAsADuplicateWhenPositionsComeFromKafka() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        var accounts = Pipeline.openAccounts(api, 6);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(6);
         try (var load = new Load(api, accounts, seed)) {
             var halted = haltAt("after-db-commit", batch);
             long window = GroupOffsets.window(GroupOffsets.storedWithTheProjection(pipeline),

@@ -8,6 +8,7 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
@@ -31,7 +32,7 @@ class RelayCrashProofTest {
             var started = pipeline.together(pipeline::commandApi, pipeline::projector);
             var api = started.get(0);
             var projector = started.get(1);
-            var accounts = Pipeline.openAccounts(api, 6);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(6);
             try (var load = new Load(api, accounts, seed)) {
                 var relay = pipeline.relay();
                 long killAfter = 100 + new Random(seed).nextInt(400);
@@ -59,7 +60,7 @@ class RelayCrashProofTest {
             var started = pipeline.together(pipeline::commandApi, pipeline::projector);
             var api = started.get(0);
             var projector = started.get(1);
-            var accounts = Pipeline.openAccounts(api, 6);
+            var accounts = CommandApiClient.at(api.port()).openAccounts(6);
             try (var load = new Load(api, accounts, seed)) {
                 var faulty = pipeline.relayUnready("--relay.faults.halt-after-acknowledged-batch=" + batch);
                 var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));

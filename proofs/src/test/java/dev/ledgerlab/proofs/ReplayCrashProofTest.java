@@ -8,7 +8,9 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.DurablePostgres;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +49,7 @@ class ReplayCrashProofTest {
     void completesAnInPlaceReplayWhoseProjectorDiedHalfway() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(4);
-        var accounts = Pipeline.openAccounts(api, 8);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(8);
         try (var load = new Load(api, accounts, seed)) {
             // A replay re-reads the whole log whatever was projected before: enough of it to die halfway through.
             load.awaitMore(500, Duration.ofSeconds(90));
@@ -72,7 +74,7 @@ class ReplayCrashProofTest {
     void completesAShadowRebuildWhoseProjectorDiedHalfway() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(4);
-        var accounts = Pipeline.openAccounts(api, 8);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(8);
         try (var load = new Load(api, accounts, seed)) {
             var faulty = pipeline.projector(SMALL_BATCHES, "--projector.faults.halt-at=rebuild-after-db-commit",
                     "--projector.faults.halt-after-batches=" + batch);
@@ -97,7 +99,7 @@ class ReplayCrashProofTest {
     @Test
     void completesAShadowRebuildWhoseProjectorDiedInTheMiddleOfTheSwap() throws Exception {
         long seed = System.nanoTime();
-        var accounts = Pipeline.openAccounts(api, 8);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(8);
         try (var load = new Load(api, accounts, seed)) {
             var faulty = pipeline.projector("--projector.faults.halt-at=during-swap");
             catchUp(faulty, load);
@@ -121,7 +123,7 @@ class ReplayCrashProofTest {
     /** Waits for enough events in the log to rebuild for many batches, and for this projector to have them all. */
     private static void catchUp(ServiceProcess projector, Load load) {
         load.awaitMore(500, Duration.ofSeconds(90));
-        await().atMost(Duration.ofSeconds(60)).until(() -> Pipeline.status(projector).get("lag").asLong() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> ProjectorClient.at(projector.port()).status().get("lag").asLong() == 0);
     }
 
     private static IndependentChecker.Verdict finish(Load load, List<UUID> accounts, ServiceProcess projector)

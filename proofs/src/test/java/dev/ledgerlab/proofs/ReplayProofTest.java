@@ -7,6 +7,8 @@ import dev.ledgerlab.proofs.support.IndependentChecker;
 import dev.ledgerlab.proofs.support.Load;
 import dev.ledgerlab.proofs.support.Pipeline;
 import dev.ledgerlab.proofs.support.ServiceProcess;
+import dev.ledgerlab.testkit.CommandApiClient;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import java.time.Duration;
@@ -122,7 +124,7 @@ class ReplayProofTest {
     }
 
     private static List<UUID> accounts(int n) {
-        var accounts = Pipeline.openAccounts(api, n);
+        var accounts = CommandApiClient.at(api.port()).openAccounts(n);
         // Projected before the reads start, so that a 404 would mean a lost account, not a young one.
         pipeline.awaitQuiet(Duration.ofSeconds(60));
         return accounts;
@@ -176,7 +178,7 @@ class ReplayProofTest {
         }
 
         private void read(ServiceProcess instance, UUID account) {
-            var response = TestHttp.at(instance.port()).get("/accounts/" + account + "/balance");
+            var response = ProjectorClient.at(instance.port()).balance(account);
             if (response.status() == 503 && REBUILDING.equals(response.json().get("type").asString())) {
                 rebuilding.incrementAndGet();
                 return;

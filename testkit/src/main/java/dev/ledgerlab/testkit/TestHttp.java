@@ -32,6 +32,14 @@ public final class TestHttp {
             return JSON.readTree(body);
         }
 
+        /** This response, if it has that status; otherwise the test fails with what it got. */
+        public Response expect(int expectedStatus) {
+            if (status != expectedStatus) {
+                throw new AssertionError("expected " + expectedStatus + ", got " + status + ": " + body);
+            }
+            return this;
+        }
+
         public String header(String name) {
             return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
                     .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);

@@ -49,8 +49,8 @@ class AbortedTransactionTest extends CommandApiIntegrationTest {
         }
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(deadlocks() - deadlocksBefore).as("deadlocks PostgreSQL detected").isEqualTo(1));
-        assertThat(api.get("/accounts/" + alice).json().get("balance").asLong()).isEqualTo(90);
-        assertThat(api.get("/accounts/" + bob).json().get("balance").asLong()).isEqualTo(10);
+        assertThat(api.account(alice).json().get("balance").asLong()).isEqualTo(90);
+        assertThat(api.account(bob).json().get("balance").asLong()).isEqualTo(10);
     }
 
     private static void lock(Connection connection, UUID account) throws SQLException {

@@ -43,7 +43,7 @@ class BrokenCommitTest extends CommandApiIntegrationTest {
         assertThat(retry.header("Idempotent-Replayed")).isNull();
         assertThat(api.deposit(account, 700, "Idempotency-Key", key).header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(eventsOf(account)).isEqualTo(2);
-        assertThat(api.get("/accounts/" + account).json().get("balance").asLong()).isEqualTo(700);
+        assertThat(api.account(account).json().get("balance").asLong()).isEqualTo(700);
     }
 
     /** pg_sleep keeps the backend in the trigger until the termination, which is handled at its first wait. */

@@ -2,7 +2,6 @@ package dev.ledgerlab.commandapi.account;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.testkit.Concurrently;
@@ -43,7 +42,7 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
 
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(200));
         for (var account : accounts) {
-            var state = api.get("/accounts/" + account).json();
+            var state = api.account(account).json();
             long deposited = expectedSum.getOrDefault(account, 0L);
             long count = expectedCount.getOrDefault(account, 0L);
             assertThat(state.get("balance").asLong()).as("balance of %s", account).isEqualTo(deposited);
@@ -74,7 +73,7 @@ class ConcurrentCommandsTest extends CommandApiIntegrationTest {
                         .isEqualTo("urn:ledgerlab:problem:insufficient-funds"));
         assertThat(byStatus.get(200).stream().map(r -> r.json().get("balance").asLong()))
                 .containsExactlyInAnyOrderElementsOf(LongStream.range(0, 20).map(i -> i * amount).boxed().toList());
-        var state = api.get("/accounts/" + account).json();
+        var state = api.account(account).json();
         assertThat(state.get("balance").asLong()).isZero();
         assertThat(state.get("version").asLong()).isEqualTo(22);
         assertThat(runningBalances(account)).allSatisfy(balance -> assertThat(balance).isNotNegative());

@@ -2,7 +2,6 @@ package dev.ledgerlab.commandapi.account;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
 import dev.ledgerlab.testkit.TestHttp;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ class IdempotencyKeyTest extends CommandApiIntegrationTest {
         assertThat(first.header("Idempotent-Replayed")).isNull();
         assertThat(snapshot()).isEqualTo(before);
         assertThat(eventsOf(account)).isEqualTo(2);
-        assertThat(api.get("/accounts/" + account).json().get("balance").asLong()).isEqualTo(700);
+        assertThat(api.account(account).json().get("balance").asLong()).isEqualTo(700);
     }
 
     @Test
@@ -116,6 +115,6 @@ class IdempotencyKeyTest extends CommandApiIntegrationTest {
             pool.shutdownNow();
         }
         assertThat(eventsOf(account)).isEqualTo(2);
-        assertThat(api.get("/accounts/" + account).json().get("balance").asLong()).isEqualTo(250);
+        assertThat(api.account(account).json().get("balance").asLong()).isEqualTo(250);
     }
 }

@@ -47,6 +47,6 @@ class IfMatchTest extends CommandApiIntegrationTest {
 
         assertThat(first.status()).isEqualTo(200);
         assertThat(second.status()).isEqualTo(412);
-        assertThat(api.get("/accounts/" + account).json().get("balance").asLong()).isEqualTo(40);
+        assertThat(api.account(account).json().get("balance").asLong()).isEqualTo(40);
     }
 }

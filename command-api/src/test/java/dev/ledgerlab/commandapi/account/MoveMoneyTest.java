@@ -24,7 +24,7 @@ class MoveMoneyTest extends CommandApiIntegrationTest {
         assertThat(body.get("version").asLong()).isEqualTo(2);
         assertThat(body.get("balance").asLong()).isEqualTo(12_345);
         assertThat(response.header("ETag")).isEqualTo("\"2\"");
-        var events = api.get("/accounts/" + account + "/events").json();
+        var events = api.events(account).json();
         var deposited = EventCodec.fromJson(events.get(1).toString());
         assertThat(deposited.eventId().toString()).isEqualTo(body.get("eventId").asString());
         assertThat(deposited.version()).isEqualTo(2);
@@ -41,13 +41,13 @@ class MoveMoneyTest extends CommandApiIntegrationTest {
         assertThat(response.status()).isEqualTo(200);
         assertThat(response.json().get("version").asLong()).isEqualTo(3);
         assertThat(response.json().get("balance").asLong()).isEqualTo(600);
-        var events = api.get("/accounts/" + account + "/events").json();
+        var events = api.events(account).json();
         assertThat(events.size()).isEqualTo(3);
         for (int i = 0; i < 3; i++) {
             assertThat(events.get(i).get("version").asLong()).isEqualTo(i + 1);
         }
         assertThat(EventCodec.fromJson(events.get(2).toString()).event()).isEqualTo(new MoneyWithdrawn(400));
-        var state = api.get("/accounts/" + account).json();
+        var state = api.account(account).json();
         assertThat(state.get("balance").asLong()).isEqualTo(600);
         assertThat(state.get("version").asLong()).isEqualTo(3);
     }

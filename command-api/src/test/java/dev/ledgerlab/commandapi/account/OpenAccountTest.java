@@ -21,7 +21,7 @@ class OpenAccountTest extends CommandApiIntegrationTest {
         assertThat(response.header("Location")).isEqualTo("/accounts/" + accountId);
         assertThat(response.header("ETag")).isEqualTo("\"1\"");
 
-        var account = api.get("/accounts/" + accountId);
+        var account = api.account(accountId);
         assertThat(account.status()).isEqualTo(200);
         assertThat(account.json().get("owner").asString()).isEqualTo("alice");
         assertThat(account.header("ETag")).isEqualTo("\"1\"");
@@ -31,7 +31,7 @@ class OpenAccountTest extends CommandApiIntegrationTest {
     void appendsAccountOpenedInTheSameTransactionAsTheAccountRow() {
         var accountId = api.openAccount("bob");
 
-        var events = api.get("/accounts/" + accountId + "/events").json();
+        var events = api.events(accountId).json();
         assertThat(events.size()).isEqualTo(1);
         var envelope = EventCodec.fromJson(events.get(0).toString());
         assertThat(envelope.accountId()).isEqualTo(accountId);
@@ -43,12 +43,12 @@ class OpenAccountTest extends CommandApiIntegrationTest {
 
     @Test
     void answersNotFoundForAnAccountThatDoesNotExist() {
-        var response = api.get("/accounts/" + UUID.randomUUID());
+        var response = api.account(UUID.randomUUID());
 
         assertThat(response.status()).isEqualTo(404);
         assertThat(response.contentType()).startsWith("application/problem+json");
         assertThat(response.json().get("type").asString()).isEqualTo("urn:ledgerlab:problem:account-not-found");
-        assertThat(api.get("/accounts/" + UUID.randomUUID() + "/events").status()).isEqualTo(404);
+        assertThat(api.events(UUID.randomUUID()).status()).isEqualTo(404);
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.ledgerlab.commandapi.account;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ledgerlab.commandapi.support.ApiClient;
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
 import dev.ledgerlab.testkit.TestHttp;
 import java.net.http.HttpRequest;

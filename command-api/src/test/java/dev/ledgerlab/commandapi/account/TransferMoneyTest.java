@@ -41,8 +41,8 @@ class TransferMoneyTest extends CommandApiIntegrationTest {
         assertThat(body.get("to").get("accountId").asString()).isEqualTo(bob.toString());
         assertThat(body.get("to").get("version").asLong()).isEqualTo(2);
         assertThat(body.get("to").get("balance").asLong()).isEqualTo(300);
-        var sent = EventCodec.fromJson(api.get("/accounts/" + alice + "/events").json().get(2).toString());
-        var received = EventCodec.fromJson(api.get("/accounts/" + bob + "/events").json().get(1).toString());
+        var sent = EventCodec.fromJson(api.events(alice).json().get(2).toString());
+        var received = EventCodec.fromJson(api.events(bob).json().get(1).toString());
         assertThat(sent.event()).isEqualTo(new MoneySent(transferId, bob, 300));
         assertThat(received.event()).isEqualTo(new MoneyReceived(transferId, alice, 300));
 
@@ -163,7 +163,7 @@ class TransferMoneyTest extends CommandApiIntegrationTest {
         assertThat(retry.status()).isEqualTo(201);
         assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(retry.json().get("transferId")).isEqualTo(first.json().get("transferId"));
-        assertThat(api.get("/accounts/" + alice).json().get("balance").asLong()).isEqualTo(40);
+        assertThat(api.account(alice).json().get("balance").asLong()).isEqualTo(40);
     }
 
     @Test
@@ -191,8 +191,8 @@ class TransferMoneyTest extends CommandApiIntegrationTest {
         var responses = Concurrently.atOnce(transfers);
 
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(201));
-        assertThat(api.get("/accounts/" + alice).json().get("balance").asLong()).isEqualTo(100_000 - 30 * 7 + 30 * 11);
-        assertThat(api.get("/accounts/" + bob).json().get("balance").asLong()).isEqualTo(100_000 + 30 * 7 - 30 * 11);
-        assertThat(api.get("/accounts/" + alice).json().get("version").asLong()).isEqualTo(2 + 60);
+        assertThat(api.account(alice).json().get("balance").asLong()).isEqualTo(100_000 - 30 * 7 + 30 * 11);
+        assertThat(api.account(bob).json().get("balance").asLong()).isEqualTo(100_000 + 30 * 7 - 30 * 11);
+        assertThat(api.account(alice).json().get("version").asLong()).isEqualTo(2 + 60);
     }
 }

@@ -1,5 +1,6 @@
 package dev.ledgerlab.commandapi.support;
 
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -31,11 +32,11 @@ public abstract class CommandApiIntegrationTest {
     @Autowired
     protected JdbcClient jdbc;
 
-    protected ApiClient api;
+    protected CommandApiClient api;
 
     @BeforeEach
     void client() {
-        api = new ApiClient(port);
+        api = CommandApiClient.at(port);
     }
 
     /** Everything the write side stores, as one comparable value. */

@@ -3,8 +3,8 @@ package dev.ledgerlab.commandapi.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledgerlab.commandapi.support.CommandApiIntegrationTest;
-import dev.ledgerlab.testkit.ApiDescription;
 import dev.ledgerlab.testkit.ApiDescription.Endpoint;
+import dev.ledgerlab.testkit.ApiDescription;
 import org.junit.jupiter.api.Test;
 
 /**

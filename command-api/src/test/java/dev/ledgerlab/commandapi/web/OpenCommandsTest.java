@@ -15,7 +15,7 @@ class OpenCommandsTest extends CommandApiIntegrationTest {
     @Test
     void answersCommandsTheirReadsAndTheirProblemsWithoutSniffingOrCaching() {
         var account = api.openAccount("headers");
-        var answers = java.util.List.of(api.deposit(account, 5), api.get("/accounts/" + account),
+        var answers = java.util.List.of(api.deposit(account, 5), api.account(account),
                 api.post("/accounts", "{\"owner\":"));
         assertThat(answers).extracting(answer -> answer.status()).containsExactly(200, 200, 400);
         for (var answer : answers) {

@@ -90,7 +90,7 @@ class ReplayTest extends ProjectorIntegrationTest {
             long target = started.json().get("target").asLong();
             assertThat(target).isEqualTo(publishedCount());
 
-            var read = get("/accounts/" + PUBLISHED.keySet().iterator().next() + "/balance");
+            var read = queries().balance(PUBLISHED.keySet().iterator().next());
             assertThat(read.status()).isEqualTo(503);
             assertThat(read.contentType()).startsWith("application/problem+json");
             assertThat(read.json().get("type").asString()).isEqualTo("urn:ledgerlab:problem:projection-rebuilding");
@@ -122,7 +122,7 @@ class ReplayTest extends ProjectorIntegrationTest {
         var rowsBefore = before.balances();
         assertThat(after.balances()).containsAllEntriesOf(rowsBefore);
         assertThat(after.balances()).hasSize(rowsBefore.size() + 3);
-        assertThat(get("/accounts/" + gapped + "/balance").json().get("version").asLong()).isEqualTo(1);
+        assertThat(queries().balance(gapped).json().get("version").asLong()).isEqualTo(1);
     }
 
     @Test
@@ -158,7 +158,7 @@ class ReplayTest extends ProjectorIntegrationTest {
                 int i = 0;
                 while (!stop.get()) {
                     var account = hot.get(i++ % hot.size());
-                    var read = get("/accounts/" + account + "/balance");
+                    var read = queries().balance(account);
                     reads.incrementAndGet();
                     if (read.status() != 200) {
                         failures.add(read.status() + " " + read.body());

@@ -2,6 +2,7 @@ package dev.ledgerlab.proofs.support;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.TestHttp;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -61,12 +63,18 @@ public final class Load implements AutoCloseable {
         }
     }
 
-    /** One command a client sends next, its success status, and what an accepted one changed. */
-    private record Command(String path, String body, int acceptedStatus, boolean mayBeRefused,
-            Consumer<TestHttp.Response> accepted) {
+    /**
+     * One command a client sends next (named for messages; sent under an Idempotency-Key), its success status, and what
+     * an accepted one changed.
+     */
+    private record Command(String name, Function<String, TestHttp.Response> sendWithKey, int acceptedStatus,
+            boolean mayBeRefused, Consumer<TestHttp.Response> accepted) {
     }
 
+    private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
     private final ServiceProcess api;
+    private final CommandApiClient commands;
     private final int threads;
     private final long began = System.nanoTime();
     private final ScheduledExecutorService clients;
@@ -104,6 +112,7 @@ public final class Load implements AutoCloseable {
     private Load(ServiceProcess api, List<UUID> accounts, int threads, long seed,
             BiFunction<Load, Random, Command> workload) {
         this.api = api;
+        this.commands = CommandApiClient.at(api.port());
         this.threads = threads;
         clients = Executors.newScheduledThreadPool(threads);
         accounts.forEach(a -> sums.put(a, new AtomicLong()));
@@ -117,7 +126,7 @@ public final class Load implements AutoCloseable {
                     return;
                 }
                 var command = workload.apply(this, random);
-                var response = send(command.path(), command.body(), keyPrefix + sequence.getAndIncrement());
+                var response = send(command.sendWithKey(), keyPrefix + sequence.getAndIncrement());
                 if (response.status() == command.acceptedStatus()) {
                     command.accepted().accept(response);
                     accepted.incrementAndGet();
@@ -125,7 +134,7 @@ public final class Load implements AutoCloseable {
                         && INSUFFICIENT_FUNDS.equals(response.problemType())) {
                     refused.incrementAndGet();
                 } else {
-                    throw new IllegalStateException(command.path() + " answered " + response.status() + " "
+                    throw new IllegalStateException(command.name() + " answered " + response.status() + " "
                             + response.body() + (response.status() >= 500 ? "\n" + errorsLogged() : ""));
                 }
             }, 0, PAUSE.toMillis(), TimeUnit.MILLISECONDS));
@@ -143,8 +152,9 @@ public final class Load implements AutoCloseable {
         var account = accounts.get(random.nextInt(accounts.size()));
         boolean withdraw = random.nextInt(4) == 0;
         long amount = 1 + random.nextInt(withdraw ? 20_000 : 10_000);
-        return new Command("/accounts/" + account + (withdraw ? "/withdrawals" : "/deposits"),
-                "{\"amount\":" + amount + "}", 200, withdraw, response -> {
+        return new Command((withdraw ? "withdrawal of " : "deposit of ") + amount + " on " + account,
+                key -> withdraw ? commands.withdraw(account, amount, IDEMPOTENCY_KEY, key)
+                        : commands.deposit(account, amount, IDEMPOTENCY_KEY, key), 200, withdraw, response -> {
                     sums.get(account).addAndGet(withdraw ? -amount : amount);
                     acceptedEvents.add(UUID.fromString(response.json().get("eventId").asString()));
                 });
@@ -155,8 +165,8 @@ public final class Load implements AutoCloseable {
         var to = accounts.get(random.nextInt(accounts.size() - 1));
         var target = to.equals(from) ? accounts.get(accounts.size() - 1) : to;
         long amount = 1 + (long) (random.nextDouble() * maxAmount);
-        return new Command("/transfers", "{\"from\":\"" + from + "\",\"to\":\"" + target + "\",\"amount\":" + amount
-                + "}", 201, true, response -> {
+        return new Command("transfer of " + amount + " from " + from + " to " + target,
+                key -> commands.transfer(from, target, amount, IDEMPOTENCY_KEY, key), 201, true, response -> {
                     sums.get(from).addAndGet(-amount);
                     sums.get(target).addAndGet(amount);
                     acceptedTransfers.put(UUID.fromString(response.json().get("transferId").asString()), amount);
@@ -164,24 +174,24 @@ public final class Load implements AutoCloseable {
     }
 
     /** One command, sent again with its key for as long as it gets no answer or 503 database-unavailable. */
-    private TestHttp.Response send(String path, String body, String key) {
-        var first = attempt(path, body, key);
+    private TestHttp.Response send(Function<String, TestHttp.Response> sendWithKey, String key) {
+        var first = attempt(sendWithKey, key);
         if (!retryable(first)) {
             return first;
         }
         retried.incrementAndGet();
         var answer = await().atMost(Duration.ofMinutes(2)).pollInSameThread().pollDelay(Duration.ofMillis(200))
                 .pollInterval(Duration.ofMillis(200))
-                .until(() -> attempt(path, body, key), response -> !retryable(response));
+                .until(() -> attempt(sendWithKey, key), response -> !retryable(response));
         if ("true".equals(answer.header("Idempotent-Replayed"))) {
             replayed.incrementAndGet();
         }
         return answer;
     }
 
-    private TestHttp.Response attempt(String path, String body, String key) {
+    private TestHttp.Response attempt(Function<String, TestHttp.Response> sendWithKey, String key) {
         long started = System.nanoTime();
-        var response = TestHttp.at(api.port()).post(path, body, "Idempotency-Key", key);
+        var response = sendWithKey.apply(key);
         if (response.status() != 0) {
             answeredNanos.addAndGet(System.nanoTime() - started);
             answers.incrementAndGet();

@@ -8,6 +8,7 @@ import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.relay.OutboxRelayApplication;
 import dev.ledgerlab.testkit.Infrastructure;
 import dev.ledgerlab.testkit.PipelineNames;
+import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -169,33 +170,6 @@ public final class Pipeline implements AutoCloseable {
         return process;
     }
 
-    public static UUID openAccount(ServiceProcess commandApi) {
-        var response = TestHttp.at(commandApi.port()).post("/accounts", "{\"owner\":\"proof\"}");
-        assertThat(response.status()).as(response.body()).isEqualTo(201);
-        return UUID.fromString(response.json().get("accountId").asString());
-    }
-
-    /** Opens {@code n} accounts through the command API. */
-    public static List<UUID> openAccounts(ServiceProcess commandApi, int n) {
-        var accounts = new ArrayList<UUID>();
-        for (int i = 0; i < n; i++) {
-            accounts.add(openAccount(commandApi));
-        }
-        return accounts;
-    }
-
-    public static TestHttp.Response deposit(ServiceProcess commandApi, UUID account, long amount) {
-        return TestHttp.at(commandApi.port()).post("/accounts/" + account + "/deposits", "{\"amount\":" + amount + "}");
-    }
-
-    public static TestHttp.Response withdraw(ServiceProcess commandApi, UUID account, long amount) {
-        return TestHttp.at(commandApi.port()).post("/accounts/" + account + "/withdrawals", "{\"amount\":" + amount + "}");
-    }
-
-    public static JsonNode status(ServiceProcess projector) {
-        return TestHttp.at(projector.port()).get("/projection/status").json();
-    }
-
     /**
      * Waits until every account's projected version equals its write-side version and nothing is parked: nothing
      * is in flight between ledger.events and projection.balances any more.
@@ -290,7 +264,7 @@ public final class Pipeline implements AutoCloseable {
     public void assertProjectedAsTold(ServiceProcess projector, List<UUID> accounts, Load load) {
         awaitQuiet(Duration.ofSeconds(120));
         for (var account : accounts) {
-            var projected = TestHttp.at(projector.port()).get("/accounts/" + account + "/balance").json();
+            var projected = ProjectorClient.at(projector.port()).balance(account).json();
             assertThat(projected.get("balance").asLong()).as("balance of %s on %s", account, projector)
                     .isEqualTo(load.sum(account));
         }
