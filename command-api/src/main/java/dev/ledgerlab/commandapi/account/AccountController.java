@@ -21,6 +21,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.LongFunction;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -96,12 +97,7 @@ public class AccountController {
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
             @RequestHeader(name = "traceparent", required = false) String traceparent,
             @RequestHeader(name = "tracestate", required = false) String tracestate) {
-        var accountId = PathIds.accountId(id);
-        var key = idempotencyKey(idempotencyKey);
-        var precondition = ifMatch(ifMatch);
-        var command = new DepositMoney(bodies.amount(request));
-        return move(accountId, command, key, precondition, traces.of(traceparent, tracestate),
-                "POST /accounts/" + accountId + "/deposits " + command);
+        return move(id, "deposits", DepositMoney::new, request, idempotencyKey, ifMatch, traceparent, tracestate);
     }
 
     @PostMapping("/{id}/withdrawals")
@@ -115,12 +111,7 @@ public class AccountController {
             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
             @RequestHeader(name = "traceparent", required = false) String traceparent,
             @RequestHeader(name = "tracestate", required = false) String tracestate) {
-        var accountId = PathIds.accountId(id);
-        var key = idempotencyKey(idempotencyKey);
-        var precondition = ifMatch(ifMatch);
-        var command = new WithdrawMoney(bodies.amount(request));
-        return move(accountId, command, key, precondition, traces.of(traceparent, tracestate),
-                "POST /accounts/" + accountId + "/withdrawals " + command);
+        return move(id, "withdrawals", WithdrawMoney::new, request, idempotencyKey, ifMatch, traceparent, tracestate);
     }
 
     @GetMapping("/{id}")
@@ -142,6 +133,17 @@ public class AccountController {
             throw notFound(id);
         }
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body("[" + String.join(",", events) + "]");
+    }
+
+    /** A deposit or a withdrawal: the headers and the body read in the order their refusals are decided. */
+    private ResponseEntity<String> move(String id, String collection, LongFunction<AccountCommand> commandOfAmount,
+            HttpServletRequest request, String idempotencyKey, String ifMatch, String traceparent, String tracestate) {
+        var accountId = PathIds.accountId(id);
+        var key = idempotencyKey(idempotencyKey);
+        var precondition = ifMatch(ifMatch);
+        var command = commandOfAmount.apply(bodies.amount(request));
+        return move(accountId, command, key, precondition, traces.of(traceparent, tracestate),
+                "POST /accounts/" + accountId + "/" + collection + " " + command);
     }
 
     private ResponseEntity<String> move(UUID accountId, AccountCommand command, String key, IfMatch precondition,
