@@ -7,6 +7,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * What {@code ./ledger-lab bench} was asked to do.
@@ -24,70 +28,79 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
 
     private static final AtomicInteger PROFILES = new AtomicInteger();
 
-    static final String USAGE = """
-            Usage: ./ledger-lab bench [--quick] [--compare=REF] [--fsync=off] [--out=DIR] [--profile]
-                                      [all|cost|commands|relay|replay|producer|rebalance]
-              all        the whole suite (default): what a deposit costs, commands, end-to-end latency, relay drain,
-                         replay, lab start and memory, each against its baseline measured in the same run; writes
-                         DIR/latest.json, .md, .png
-              cost       only what a deposit costs: CPU per deposit by component at 64 clients, deposits/s against
-                         PostgreSQL alone and beside the pipeline, the first minute, the relay's distance behind,
-                         end to end at a fixed 300/s
-              commands   only the command path: throughput, latency, end to end, lab start and memory
-              relay      only the relay's backlog drain against a bare Debezium engine and a bare producer
-              replay     only the replay against a bare consumer
-              producer   the relay's producer at linger.ms 0/10/100 and four compressions (experiment)
-              rebalance  three projectors, one killed, under three rebalance protocols (experiment)
-              --quick    what a deposit costs, short windows (under 5 minutes; twice the labs' part with --compare);
-                         with a part named, that part with short windows and fewer configurations
-              --compare=REF  build commit REF in a git work tree and measure its lab beside this one's, alternately,
-                         in the same run (what a deposit costs): each figure of both, and their ratio
-              --fsync=off  PostgreSQL without fsync and synchronous_commit (the results say so)
-              --out=DIR  default bench-results
-              --profile  a Java Flight Recorder profile of each process measured (lab, relay, bare engine),
-                         DIR/profiles/<process>-<n>.jfr; read with jfr print --events jdk.ExecutionSample
-            """;
+    private static final List<String> PARTS = List.of("all", "cost", "commands", "relay", "replay", "producer",
+            "rebalance");
+
+    /** The command line as picocli reads it; {@link #parse} checks what depends on two options at once. */
+    @Command(name = "./ledger-lab bench", sortOptions = false, usageHelpWidth = 118, footer = {"",
+        "Parts: all (default): the whole suite: what a deposit costs, commands, end-to-end latency, relay drain,",
+        "         replay, lab start and memory, each against its baseline measured in the same run;",
+        "         writes DIR/latest.json, .md, .png",
+        "       cost: CPU per deposit by component at 64 clients, deposits/s against PostgreSQL alone and beside",
+        "         the pipeline, the first minute, the relay's distance behind, end to end at a fixed 300/s",
+        "       commands: the command path: throughput, latency, end to end, lab start and memory",
+        "       relay: the relay's backlog drain against a bare Debezium engine and a bare producer",
+        "       replay: the replay against a bare consumer",
+        "       producer: the relay's producer at linger.ms 0/10/100 and four compressions (experiment)",
+        "       rebalance: three projectors, one killed, under three rebalance protocols (experiment)"})
+    static final class Cli {
+
+        @Parameters(arity = "0..1", paramLabel = "PART", description = "all, cost, commands, relay, replay, "
+                + "producer or rebalance (below)")
+        String what;
+
+        @Option(names = "--quick", description = "what a deposit costs, short windows (under 5 minutes; twice the "
+                + "labs' part with --compare); with a part named, that part with short windows and fewer configurations")
+        boolean quick;
+
+        @Option(names = "--compare", paramLabel = "REF", description = "build commit REF in a git work tree and "
+                + "measure its lab beside this one's, alternately, in the same run (what a deposit costs)")
+        String compare;
+
+        @Option(names = "--fsync", paramLabel = "on|off", description = "off: PostgreSQL without fsync and "
+                + "synchronous_commit (the results say so); default on")
+        String fsync = "on";
+
+        @Option(names = "--out", paramLabel = "DIR", description = "default ${DEFAULT-VALUE}")
+        Path out = Path.of("bench-results");
+
+        @Option(names = "--profile", description = "a Java Flight Recorder profile of each process measured (lab, "
+                + "relay, bare engine), DIR/profiles/<process>-<n>.jfr; read with jfr print --events "
+                + "jdk.ExecutionSample")
+        boolean profile;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
+        boolean help;
+    }
+
+    static final String USAGE = new CommandLine(new Cli()).getUsageMessage(CommandLine.Help.Ansi.OFF);
 
     static BenchOptions parse(String... args) {
-        String what = "all";
-        boolean quick = false;
-        boolean fsync = true;
-        Path out = Path.of("bench-results");
-        boolean profile = false;
-        String compare = null;
-        boolean named = false;
-        for (var arg : args) {
-            if (arg.equals("--quick")) {
-                quick = true;
-            }
-            else if (arg.equals("--fsync=off") || arg.equals("--fsync=on")) {
-                fsync = arg.endsWith("on");
-            }
-            else if (arg.startsWith("--out=")) {
-                out = Path.of(arg.substring("--out=".length()));
-            }
-            else if (arg.equals("--profile")) {
-                profile = true;
-            }
-            else if (arg.startsWith("--compare=") && arg.length() > "--compare=".length()) {
-                compare = arg.substring("--compare=".length());
-            }
-            else if (List.of("all", "cost", "commands", "relay", "replay", "producer", "rebalance").contains(arg)) {
-                what = arg;
-                named = true;
-            }
-            else {
-                throw new IllegalArgumentException("unknown argument " + arg + "\n" + USAGE);
-            }
+        var cli = new Cli();
+        var line = new CommandLine(cli);
+        try {
+            line.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage() + "\n" + USAGE, e);
         }
-        if (quick && !named) {
-            what = "cost";
+        if (line.isUsageHelpRequested()) {
+            throw new IllegalArgumentException(USAGE);
         }
-        if (compare != null && !List.of("all", "cost").contains(what)) {
+        if (cli.what != null && !PARTS.contains(cli.what)) {
+            throw new IllegalArgumentException("unknown argument " + cli.what + "\n" + USAGE);
+        }
+        if (!List.of("on", "off").contains(cli.fsync)) {
+            throw new IllegalArgumentException("--fsync takes on or off, not " + cli.fsync + "\n" + USAGE);
+        }
+        if (cli.compare != null && cli.compare.isBlank()) {
+            throw new IllegalArgumentException("--compare needs a commit\n" + USAGE);
+        }
+        var what = cli.what != null ? cli.what : cli.quick ? "cost" : "all";
+        if (cli.compare != null && !List.of("all", "cost").contains(what)) {
             throw new IllegalArgumentException("--compare measures what a deposit costs: with all or cost only\n"
                     + USAGE);
         }
-        return new BenchOptions(what, quick, fsync, out, profile, compare);
+        return new BenchOptions(what, cli.quick, cli.fsync.equals("on"), cli.out, cli.profile, cli.compare);
     }
 
     Duration warmup() {

@@ -1,6 +1,7 @@
 package dev.ledgerlab.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,5 +19,28 @@ class LabOptionsTest {
         assertThat(LabOptions.parse("--services=command-api").runsEverythingInThisJvm()).isFalse();
         assertThat(LabOptions.parse("--services=outbox-relay,projector").runsEverythingInThisJvm()).isFalse();
         assertThat(LabOptions.parse("--kafka-nodes=3").runsEverythingInThisJvm()).isFalse();
+    }
+
+    @Test
+    void readsEveryOptionAndPassesSpringPropertiesToTheServices() {
+        var options = LabOptions.parse("--data-dir=/tmp/elsewhere", "--postgres-port=25432", "--command-api-port=9080",
+                "--postgres-setting=fsync=off", "--postgres-setting=work_mem=8MB", "--bind=0.0.0.0",
+                "--spring.kafka.consumer.max-poll-records=500", "--fresh");
+        assertThat(options.stack().baseDirectory()).hasToString("/tmp/elsewhere");
+        assertThat(options.stack().postgresPort()).isEqualTo(25432);
+        assertThat(options.stack().fresh()).isTrue();
+        assertThat(options.stack().postgresSettings()).containsEntry("fsync", "off").containsEntry("work_mem", "8MB");
+        assertThat(options.ports().commandApi()).isEqualTo(9080);
+        assertThat(options.bind()).isEqualTo("0.0.0.0");
+        assertThat(options.passThrough()).containsExactly("--spring.kafka.consumer.max-poll-records=500");
+    }
+
+    @Test
+    void refusesWhatIsNeitherAnOptionNorASpringProperty() {
+        assertThatThrownBy(() -> LabOptions.parse("fresh")).hasMessageContaining("unknown option fresh");
+        assertThatThrownBy(() -> LabOptions.parse("--services=projector,ledger"))
+                .hasMessageContaining("not ledger");
+        assertThatThrownBy(() -> LabOptions.parse("--postgres-port=many")).hasMessageContaining("--postgres-port");
+        assertThatThrownBy(() -> LabOptions.parse("--help")).hasMessageContaining("Usage: ./ledger-lab");
     }
 }
