@@ -163,13 +163,10 @@ final class CommandSuite {
         var rates = new ArrayList<Double>();
         var compiling = new ArrayList<Double>();
         while (System.nanoTime() - started < limit) {
-            double compilerBefore = lab.compilerCpuSeconds();
-            long windowStart = System.nanoTime();
-            rates.addAll(ClosedLoop.run(64, index -> httpDeposits(lab, accounts, index), Duration.ZERO,
-                    options.warmUpWindow(), 1));
-            double share = (lab.compilerCpuSeconds() - compilerBefore) / ((System.nanoTime() - windowStart) / 1e9);
+            double share = lab.compilerShareDuring(() -> rates.addAll(ClosedLoop.run(64,
+                    index -> httpDeposits(lab, accounts, index), Duration.ZERO, options.warmUpWindow(), 1)));
             compiling.add(share);
-            if (rates.size() >= 2 && share < 0.03) {
+            if (rates.size() >= 2 && LabProcess.isWarm(share)) {
                 break;
             }
         }
@@ -179,7 +176,7 @@ final class CommandSuite {
             awaitProjected(lab);
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        boolean warm = compiling.get(compiling.size() - 1) < 0.03;
+        boolean warm = LabProcess.isWarm(compiling.get(compiling.size() - 1));
         report.put("command." + mode + ".warmup_s", seconds).put("command." + mode + ".warmup_rates", rates)
                 .put("command." + mode + ".warm", warm);
         System.out.printf("%s warm-up: %.0f s (%s), HTTP at 64 clients %s/s, compiler threads %s of a core; JDBC"

@@ -218,13 +218,11 @@ final class CostSuite {
         return rates;
     }
 
-    /** Keeps the load on until the lab's compiler threads use under 3 % of a core over a window, or the limit. */
+    /** Keeps the load on until the lab's compiler threads rest ({@link LabProcess#isWarm}), or the limit. */
     private void warmer(Lab lab, ClosedLoop.Running load, long started) {
         while (System.nanoTime() - started < options.warmUpLimit().toNanos() && !load.failed()) {
-            double compiler = lab.process().compilerCpuSeconds();
-            long at = System.nanoTime();
-            Pause.millis(options.warmUpWindow().toMillis());
-            if ((lab.process().compilerCpuSeconds() - compiler) / ((System.nanoTime() - at) / 1e9) < 0.03) {
+            double share = lab.process().compilerShareDuring(() -> Pause.millis(options.warmUpWindow().toMillis()));
+            if (LabProcess.isWarm(share)) {
                 return;
             }
         }
@@ -244,17 +242,19 @@ final class CostSuite {
         var before = meter.read();
         var idleBefore = idle.stream().map(CpuMeter::read).toList();
         long generatorBefore = CpuMeter.ticks(Path.of("/proc/self/stat"));
+        var load = ClosedLoop.start(CLIENTS, index -> CommandSuite.httpDeposits(lab.process(), lab.accounts(), index));
         double rate;
-        long deposits;
-        try (var load = ClosedLoop.start(CLIENTS, index -> CommandSuite.httpDeposits(lab.process(), lab.accounts(), index))) {
+        try {
             Pause.millis(options.warmup().toMillis());
             long counted = load.done();
             long started = System.nanoTime();
             Pause.millis(options.costWindow().toMillis());
             rate = (load.done() - counted) / ((System.nanoTime() - started) / 1e9);
+        } finally {
+            // Once: the clients stop and are waited for, so that every deposit they sent is counted below.
             load.close();
-            deposits = load.done();
         }
+        long deposits = load.done();
         CommandSuite.awaitProjected(lab.process());
         var after = meter.read();
         long generator = CpuMeter.ticks(Path.of("/proc/self/stat")) - generatorBefore;
@@ -266,8 +266,7 @@ final class CostSuite {
         cost.put("load_generator", generator * 10.0 / deposits);
         double idleSeconds = 0;
         for (int i = 0; i < idle.size(); i++) {
-            idleSeconds += idle.get(i).between(idleBefore.get(i), idleAfter.get(i)).values().stream()
-                    .mapToDouble(Double::doubleValue).sum();
+            idleSeconds += idle.get(i).totalSeconds(idleBefore.get(i), idleAfter.get(i));
         }
         cost.put("idle_labs_cores", idleSeconds / ((after.nanos() - before.nanos()) / 1e9));
         System.out.printf("lab %s, 64 clients: %,.0f deposits/s, %.3f ms of CPU per deposit (command API's request"

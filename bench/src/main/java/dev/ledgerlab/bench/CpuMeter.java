@@ -104,6 +104,19 @@ final class CpuMeter {
         return seconds;
     }
 
+    /**
+     * Seconds of CPU of the whole lab between two readings: its JVM and its PostgreSQL, without placing them by
+     * component, so without the thread dump that naming takes (for the labs idling beside the one measured).
+     */
+    double totalSeconds(Reading before, Reading after) {
+        double seconds = Math.max(after.jvmTicks() - before.jvmTicks(), 0) / TICKS_PER_SECOND;
+        for (var process : after.postgresTicks().entrySet()) {
+            seconds += (process.getValue() - before.postgresTicks().getOrDefault(process.getKey(), 0L))
+                    / TICKS_PER_SECOND;
+        }
+        return seconds;
+    }
+
     /** The component of a thread of the lab's JVM, by its full name. */
     String threadComponent(String name) {
         if (name.startsWith("http-nio-")) {

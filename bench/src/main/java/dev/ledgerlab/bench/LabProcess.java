@@ -236,10 +236,28 @@ final class LabProcess implements AutoCloseable {
     }
 
     /**
+     * Under this share of a core over a window of load, the lab's compiler threads rest, and the lab counts as warm:
+     * figures of a JVM still compiling would measure the compiler.
+     */
+    private static final double WARM_COMPILER_SHARE = 0.03;
+
+    static boolean isWarm(double compilerShare) {
+        return compilerShare < WARM_COMPILER_SHARE;
+    }
+
+    /** The share of a core the lab JVM's JIT compiler threads used while {@code window} ran (under load, say). */
+    double compilerShareDuring(Runnable window) {
+        double before = compilerCpuSeconds();
+        long started = System.nanoTime();
+        window.run();
+        return (compilerCpuSeconds() - before) / ((System.nanoTime() - started) / 1e9);
+    }
+
+    /**
      * CPU seconds the lab JVM's JIT compiler threads (C1, C2) have used so far, from /proc: while they keep
      * working, the lab is not yet running the code it will run once warm.
      */
-    double compilerCpuSeconds() {
+    private double compilerCpuSeconds() {
         double ticks = 0;
         try (var tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
             for (var task : tasks.toList()) {

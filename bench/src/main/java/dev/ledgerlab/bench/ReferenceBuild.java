@@ -26,7 +26,7 @@ final class ReferenceBuild implements AutoCloseable {
     }
 
     static ReferenceBuild of(String ref, Path work) {
-        var commit = run(Path.of(""), Path.of("/dev/null"), 1, "git", "rev-parse", "--short=12", ref + "^{commit}")
+        var commit = run(Path.of(""), null, 1, "git", "rev-parse", "--short=12", ref + "^{commit}")
                 .strip();
         var root = work.resolve("compare-" + commit).toAbsolutePath();
         var log = work.resolve("compare-" + commit + ".log").toAbsolutePath();
@@ -53,7 +53,10 @@ final class ReferenceBuild implements AutoCloseable {
                 root.toString());
     }
 
-    /** Runs a command in {@code directory}, its output appended to {@code log}; returns the output, fails on an error. */
+    /**
+     * Runs a command in {@code directory}, its output appended to {@code log} (null: to no log); returns the output,
+     * fails on an error.
+     */
     private static String run(Path directory, Path log, int minutes, String... command) {
         try {
             var output = Files.createTempFile("ledger-lab-compare", ".out");
@@ -66,7 +69,7 @@ final class ReferenceBuild implements AutoCloseable {
                     throw new IllegalStateException(String.join(" ", command) + " took over " + minutes + " min");
                 }
                 var text = Files.readString(output, StandardCharsets.UTF_8);
-                if (!log.toString().equals("/dev/null")) {
+                if (log != null) {
                     Files.writeString(log, text, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
                             java.nio.file.StandardOpenOption.APPEND);
                 }
