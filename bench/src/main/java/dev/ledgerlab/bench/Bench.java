@@ -18,7 +18,7 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (java.util.Arrays.asList(args).contains("--help")) {
+        if (java.util.Arrays.asList(args).contains("--help") || java.util.Arrays.asList(args).contains("-h")) {
             System.out.print(BenchOptions.USAGE);
             return;
         }

@@ -97,7 +97,8 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
      */
     static LabOptions parse(String... args) {
         var cli = new Cli();
-        var line = new CommandLine(cli);
+        // As before picocli: an option given twice takes its last value.
+        var line = new CommandLine(cli).setOverwrittenOptionsAllowed(true);
         try {
             line.parseArgs(args);
         } catch (CommandLine.ParameterException e) {
@@ -106,6 +107,11 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         if (line.isUsageHelpRequested()) {
             throw new IllegalArgumentException(USAGE);
         }
+        // picocli takes "--data-dir=" as an empty value: the current directory, which --fresh would empty.
+        required("--data-dir", cli.dataDir.toString());
+        // An empty address would make the services listen on every interface.
+        required("--bind", cli.bind);
+        cli.postgresSettings.keySet().forEach(name -> required("--postgres-setting's name", name));
         for (var arg : cli.passThrough) {
             if (!arg.startsWith("--") || arg.indexOf('=') < 0) {
                 throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
@@ -123,6 +129,13 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         var ports = new LabServices.Ports(port("--command-api-port", cli.commandApiPort),
                 port("--projector-port", cli.projectorPort), port("--relay-port", cli.relayPort));
         return new LabOptions(stack, ports, cli.bind, services(cli.services), List.copyOf(cli.passThrough));
+    }
+
+    private static String required(String name, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(name + " needs a value\n" + USAGE);
+        }
+        return value;
     }
 
     private static Set<String> services(List<String> names) {

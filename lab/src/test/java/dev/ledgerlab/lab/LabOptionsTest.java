@@ -42,5 +42,17 @@ class LabOptionsTest {
                 .hasMessageContaining("not ledger");
         assertThatThrownBy(() -> LabOptions.parse("--postgres-port=many")).hasMessageContaining("--postgres-port");
         assertThatThrownBy(() -> LabOptions.parse("--help")).hasMessageContaining("Usage: ./ledger-lab");
+        // Empty values: the current directory (which --fresh would empty), every interface, a nameless setting.
+        assertThatThrownBy(() -> LabOptions.parse("--data-dir=", "--fresh")).hasMessageContaining("--data-dir");
+        assertThatThrownBy(() -> LabOptions.parse("--bind=")).hasMessageContaining("--bind");
+        assertThatThrownBy(() -> LabOptions.parse("--postgres-setting==off"))
+                .hasMessageContaining("--postgres-setting");
+    }
+
+    @Test
+    void takesTheLastValueOfAnOptionGivenTwiceAndAddsUpListsGivenTwice() {
+        assertThat(LabOptions.parse("--kafka-port=29092", "--kafka-port=39092").stack().kafkaPort()).isEqualTo(39092);
+        assertThat(LabOptions.parse("--services=command-api", "--services=projector").services())
+                .containsExactlyInAnyOrder("command-api", "projector");
     }
 }
