@@ -77,7 +77,8 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
 
     static BenchOptions parse(String... args) {
         var cli = new Cli();
-        var line = new CommandLine(cli);
+        // As the lab's options: an option given twice takes its last value, as before picocli.
+        var line = new CommandLine(cli).setOverwrittenOptionsAllowed(true);
         try {
             line.parseArgs(args);
         } catch (CommandLine.ParameterException e) {

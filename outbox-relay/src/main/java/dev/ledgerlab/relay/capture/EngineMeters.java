@@ -26,10 +26,10 @@ final class EngineMeters {
         return publishLatency;
     }
 
-    /** Binds the producer's metrics until the returned handle is closed, with the producer. */
-    AutoCloseable bind(Producer<String, String> producer) {
+    /** Binds the producer's metrics until they are closed, with the producer. */
+    KafkaClientMetrics bind(Producer<String, String> producer) {
         var metrics = new KafkaClientMetrics(producer);
         metrics.bindTo(registry);
-        return metrics::close;
+        return metrics;
     }
 }

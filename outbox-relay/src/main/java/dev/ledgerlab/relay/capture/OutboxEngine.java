@@ -6,6 +6,7 @@ import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -152,7 +153,7 @@ public final class OutboxEngine {
         }
         var outcome = new String[] {"it completed"};
         Producer<String, String> producer = null;
-        AutoCloseable producerMetrics = null;
+        KafkaClientMetrics producerMetrics = null;
         try {
             producer = producers.get();
             producerMetrics = meters.bind(producer);
@@ -184,7 +185,7 @@ public final class OutboxEngine {
             current = null;
             status.engineRunning(false);
             if (producerMetrics != null) {
-                closeQuietly(producerMetrics);
+                producerMetrics.close();
             }
             if (producer != null) {
                 producer.close(producerCloseTimeout);
@@ -196,14 +197,6 @@ public final class OutboxEngine {
     /** Some Debezium errors carry the whole connector configuration in their message; the log has that already. */
     private static String summary(String error) {
         return error.length() <= 300 ? error : error.substring(0, 300) + "...";
-    }
-
-    private static void closeQuietly(AutoCloseable closeable) {
-        try {
-            closeable.close();
-        } catch (Exception e) {
-            log.warn("Unbinding the producer's metrics failed", e);
-        }
     }
 
     private static void closeEngine(DebeziumEngine<?> engine) {

@@ -69,8 +69,7 @@ public class ProjectionFaults {
     /** Inside the live batch's transaction, after its writes. */
     void beforeDbCommit(int appliedInBatch, List<ConsumerRecord<String, String>> records) {
         haltIfDue("before-db-commit", appliedInBatch, records);
-        if (haltAt.equals("freeze-before-db-commit") && appliedInBatch > 0
-                && batches.incrementAndGet() == haltAfterBatches) {
+        if (due("freeze-before-db-commit", appliedInBatch)) {
             announce("projector freezing (SIGSTOP) inside the transaction of batch " + haltAfterBatches + " ("
                     + appliedInBatch + " applied) " + ranges(records));
             freeze();
@@ -96,11 +95,16 @@ public class ProjectionFaults {
     }
 
     private void haltIfDue(String point, int appliedInBatch, List<ConsumerRecord<String, String>> records) {
-        if (haltAt.equals(point) && appliedInBatch > 0 && batches.incrementAndGet() == haltAfterBatches) {
+        if (due(point, appliedInBatch)) {
             announce("projector halting " + point + " of batch " + haltAfterBatches + " (" + appliedInBatch
                     + " applied) " + ranges(records));
             Runtime.getRuntime().halt(99);
         }
+    }
+
+    /** Whether this is the armed point and the batch it counts to (batches that applied something). */
+    private boolean due(String point, int appliedInBatch) {
+        return haltAt.equals(point) && appliedInBatch > 0 && batches.incrementAndGet() == haltAfterBatches;
     }
 
     /** {partition=[first offset, last offset]} of the records. */
