@@ -359,6 +359,14 @@ public final class EmbeddedStack implements AutoCloseable {
         return Ports.free();
     }
 
+    /**
+     * A port free right now on the loopback interface, below the kernel's ephemeral range: for a server that another
+     * process binds later (a service process of the proofs), which an outgoing connection could otherwise take first.
+     */
+    public static int freeListenPort() {
+        return Ports.freeBelowEphemeralRange(java.util.concurrent.ThreadLocalRandom.current());
+    }
+
     /** {@code count} ports that are free right now on the loopback interface, all different. */
     public static int[] freePorts(int count) {
         return Ports.free(count);

@@ -65,6 +65,41 @@ final class Ports {
         }
     }
 
+    /**
+     * A port free right now below the kernel's ephemeral range, for a server another process will bind later, tens of
+     * seconds later on a busy machine: a port from the ephemeral range ({@link #free()}) may meanwhile become the
+     * local end of any outgoing connection (a JDBC or Kafka client's), and the server then fails to start ("Port ...
+     * was already in use", seen in a proof). Below the range only another listener can take it.
+     */
+    static int freeBelowEphemeralRange(java.util.Random random) {
+        int lowest = 10_000;
+        int ephemeralStart = Math.max(ephemeralRangeStart(), lowest + 1_000);
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = lowest + random.nextInt(Math.max(1, ephemeralStart - lowest));
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), port));
+                return port;
+            }
+            catch (IOException taken) {
+                // another listener has it: try another
+            }
+        }
+        return free();
+    }
+
+    /** The first port of the kernel's ephemeral range (Linux's /proc), or the usual 32768. */
+    private static int ephemeralRangeStart() {
+        // One read of a whole buffer: a sysctl file answers a read from a later offset with nothing, and
+        // Files.readString of this file here read one byte ("3").
+        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+            var range = new String(in.readNBytes(64), java.nio.charset.StandardCharsets.US_ASCII).trim();
+            return Integer.parseInt(range.split("\\s+")[0]);
+        }
+        catch (IOException | RuntimeException e) {
+            return 32_768;
+        }
+    }
+
     static int free() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
             return socket.getLocalPort();

@@ -103,13 +103,14 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /**
-     * A free port never handed out before in this JVM. Processes started side by side each take a free port before
-     * any of them binds it, and the kernel may offer the same one twice (seen: two of five projectors on one port).
+     * A free port never handed out before in this JVM, below the ephemeral range (a service binds it only once it
+     * has started, and an outgoing connection could take an ephemeral one first). Processes started side by side each
+     * take a port before any of them binds it, and the same one could come twice (seen: two of five projectors).
      */
     private static synchronized int newPort() {
         int port;
         do {
-            port = EmbeddedStack.freePort();
+            port = EmbeddedStack.freeListenPort();
         } while (!PORTS.add(port));
         return port;
     }
