@@ -197,7 +197,7 @@ class ConsumerGroupProofTest {
                 long appliedBeforeWaking = pipeline.applied();
 
                 Faults.assertFrozen(zombie);
-                zombie.signal("CONT");
+                zombie.thaw();
 
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
                         !zombie.logLines("projector resumed (SIGCONT)").isEmpty()
@@ -252,7 +252,7 @@ class ConsumerGroupProofTest {
                 long pastMillis = (System.nanoTime() - frozen) / 1_000_000;
 
                 Faults.assertFrozen(frozenMember);
-                frozenMember.signal("CONT");
+                frozenMember.thaw();
                 // Its connection is gone (the driver reports the closed socket, SQLSTATE 08006): a transient failure,
                 // tried again, never dead-lettered.
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->

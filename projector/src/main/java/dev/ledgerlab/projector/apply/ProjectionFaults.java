@@ -1,6 +1,8 @@
 package dev.ledgerlab.projector.apply;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,6 +33,11 @@ import org.springframework.stereotype.Component;
  * </ul>
  * Each prints one line starting with {@code FAULT:} to standard error, naming the batch's records by partition and
  * offset range, before it acts.
+ *
+ * <p>A frozen process goes on only once released: with {@code projector.faults.release-file} set, the thread that froze
+ * it waits for that file, which the test creates before its {@code SIGCONT}. kill(1) returns as soon as the signal is
+ * sent, and the JVM stops only once one of its threads takes the signal: the freezing thread can run a few steps
+ * further first, before it is stopped too. Waiting for the file, it does nothing more until the test says so.
  */
 @Component
 public class ProjectionFaults {
@@ -43,14 +50,17 @@ public class ProjectionFaults {
     private final String haltAt;
     private final int haltAfterBatches;
     private final AtomicInteger batches = new AtomicInteger();
+    private final String releaseFile;
 
     public ProjectionFaults(@Value("${projector.faults.halt-at:}") String haltAt,
-            @Value("${projector.faults.halt-after-batches:1}") int haltAfterBatches) {
+            @Value("${projector.faults.halt-after-batches:1}") int haltAfterBatches,
+            @Value("${projector.faults.release-file:}") String releaseFile) {
         if (!haltAt.isEmpty() && !POINTS.contains(haltAt)) {
             throw new IllegalArgumentException("projector.faults.halt-at must be one of " + POINTS + ", not " + haltAt);
         }
         this.haltAt = haltAt;
         this.haltAfterBatches = haltAfterBatches;
+        this.releaseFile = releaseFile;
         if (!haltAt.isEmpty()) {
             log.warn("fault injection armed: this process stops {} of batch {}", haltAt, haltAfterBatches);
         }
@@ -122,8 +132,23 @@ public class ProjectionFaults {
         System.err.flush();
     }
 
-    /** There is no signal API in the JDK; kill(1) delivers it to this very process, which stops at once. */
-    private static void freeze() {
+    /**
+     * Stops this very process; with a release file, this thread then waits for it (frozen with the rest of the process
+     * meanwhile). There is no signal API in the JDK; kill(1) delivers it to this process.
+     */
+    private void freeze() {
+        stop();
+        try {
+            while (!releaseFile.isEmpty() && !Files.exists(Path.of(releaseFile))) {
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        announce("projector resumed (SIGCONT), applying the batch it held");
+    }
+
+    private static void stop() {
         try {
             new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid())).inheritIO().start()
                     .waitFor();
@@ -132,6 +157,5 @@ public class ProjectionFaults {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        announce("projector resumed (SIGCONT), applying the batch it held");
     }
 }

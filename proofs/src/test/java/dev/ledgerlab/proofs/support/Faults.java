@@ -31,21 +31,23 @@ public final class Faults {
     }
 
     /**
-     * The FAULT line of a process that froze itself, once it is seen frozen, asserting it is frozen still: nothing but
-     * the test's own {@code SIGCONT} may wake it, and a proof that needs it frozen must not run on if it woke early.
+     * The FAULT line of a process that froze itself, once it is seen frozen, asserting it is frozen still: it goes on
+     * only once the test releases it ({@link ServiceProcess#thaw()}), and a proof that needs it frozen must not run on
+     * if it did.
      */
     public static String awaitFrozen(ServiceProcess process, Duration timeout) {
         await().atMost(timeout).until(process::isFrozen);
-        var freezing = process.logLines("FAULT: ").stream().filter(line -> line.contains("freezing")).toList();
+        var freezing = process.logLines("FAULT: ").stream().filter(line -> line.contains("freezing (SIGSTOP)"))
+                .toList();
         assertThat(freezing).as("the freezing FAULT line of %s", process).hasSize(1);
         assertFrozen(process);
         return freezing.get(0);
     }
 
-    /** That the process is stopped (state T) and has not said it resumed: called before the test wakes it. */
+    /** That the process is stopped (state T) and has not gone on with its batch: called before the test wakes it. */
     public static void assertFrozen(ServiceProcess process) {
         assertThat(process.isFrozen() && process.logLines("resumed (SIGCONT)").isEmpty())
-                .as("%s frozen until the test wakes it:%n%s", process, process.tail(5)).isTrue();
+                .as("%s frozen until the test releases it:%n%s", process, process.tail(5)).isTrue();
     }
 
     /** {partition: [first offset, last offset]} of the batch a projector's FAULT line names. */

@@ -132,8 +132,8 @@ public final class Pipeline implements AutoCloseable {
         args.add("--projector.faults.halt-at=" + point);
         args.add("--projector.faults.halt-after-batches=" + batch);
         if (point.startsWith("freeze")) {
-            return track(ServiceProcess.startFreezable("projector", ProjectorApplication.class, args(
-                    args.toArray(String[]::new))));
+            return track(ServiceProcess.startFreezable("projector", ProjectorApplication.class,
+                    "--projector.faults.release-file", args(args.toArray(String[]::new))));
         }
         return projectorUnready(args.toArray(String[]::new));
     }

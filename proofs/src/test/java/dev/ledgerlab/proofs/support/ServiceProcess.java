@@ -32,41 +32,49 @@ public final class ServiceProcess implements AutoCloseable {
     private final String main;
     private final List<String> command;
     private final boolean classDataSharing;
-    private final boolean ownSession;
+    /** For a process that freezes itself: the file whose existence releases it (null for any other). */
+    private final Path release;
     private final int port;
     private volatile Process process;
     private volatile Path log;
 
     private ServiceProcess(String name, String main, List<String> command, boolean classDataSharing,
-            boolean ownSession, int port) {
+            Path release, int port) {
         this.name = name;
         this.main = main;
         this.command = List.copyOf(command);
         this.classDataSharing = classDataSharing;
-        this.ownSession = ownSession;
+        this.release = release;
         this.port = port;
     }
 
     /** Starts {@code main} with these Spring Boot arguments on a free port and waits until it is ready. */
     public static ServiceProcess start(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, true, true, false);
+        return launch(name, main, args, true, true, null);
     }
 
     /** Starts it without waiting for readiness: for a process expected to stop on its own (a fault seam). */
     public static ServiceProcess startUnready(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, false, true, false);
+        return launch(name, main, args, false, true, null);
     }
 
     /**
-     * Starts it without waiting for readiness, in a session of its own ({@code setsid}): for a process that will freeze
-     * itself with {@code SIGSTOP} and must stay frozen until the test sends {@code SIGCONT}. In the test JVM's process
-     * group it would also get whatever that group gets: the kernel sends {@code SIGHUP} and {@code SIGCONT} to a group
-     * that becomes orphaned while one of its members is stopped (POSIX job control), which happens when the suite was
-     * started in the background of a shell that ends (seen: a frozen member resumed within a second, and a proof that
-     * relies on the freeze failed). Alone in its session, its group has nobody to be orphaned from.
+     * Starts it without waiting for readiness, for a process that will freeze itself with {@code SIGSTOP} and must
+     * stay frozen until the test releases it ({@link #thaw()}): {@code releaseOption} tells it the file whose existence
+     * releases it. It runs in a session of its own ({@code setsid}), so that no job-control signal meant for the
+     * build's process group reaches it (the kernel sends {@code SIGHUP} and {@code SIGCONT} to a group that becomes
+     * orphaned while one of its members is stopped).
      */
-    public static ServiceProcess startFreezable(String name, Class<?> main, List<String> args) {
-        return launch(name, main, args, false, true, true);
+    public static ServiceProcess startFreezable(String name, Class<?> main, String releaseOption, List<String> args) {
+        Path release;
+        try {
+            release = Files.createTempDirectory("ledgerlab-freeze").resolve("released");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        var all = new ArrayList<>(args);
+        all.add(releaseOption + "=" + release);
+        return launch(name, main, all, false, true, release);
     }
 
     /**
@@ -74,11 +82,11 @@ public final class ServiceProcess implements AutoCloseable {
      * the whole test classpath and no class-data archive; waits for readiness only if asked.
      */
     public static ServiceProcess startVariant(String name, Class<?> main, List<String> args, boolean awaitReady) {
-        return launch(name, main, args, awaitReady, false, false);
+        return launch(name, main, args, awaitReady, false, null);
     }
 
     private static ServiceProcess launch(String name, Class<?> main, List<String> args, boolean awaitReady,
-            boolean classDataSharing, boolean ownSession) {
+            boolean classDataSharing, Path release) {
         int port = newPort();
         var command = new ArrayList<>(List.of(
                 "-cp", classDataSharing ? ClassDataSharing.classpath() : System.getProperty("java.class.path"),
@@ -94,7 +102,7 @@ public final class ServiceProcess implements AutoCloseable {
                 "--management.tracing.export.enabled=false",
                 dev.ledgerlab.testkit.TestHttp.OPERATOR_PASSWORD_ARGUMENT));
         command.addAll(args);
-        var service = new ServiceProcess(name, main.getName(), command, classDataSharing, ownSession, port);
+        var service = new ServiceProcess(name, main.getName(), command, classDataSharing, release, port);
         service.spawn();
         if (awaitReady) {
             service.awaitReady();
@@ -122,7 +130,7 @@ public final class ServiceProcess implements AutoCloseable {
             log = LOGS.resolve(name + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet() + ".log");
             var flags = classDataSharing ? ClassDataSharing.flags(main) : List.<String>of();
             var full = new ArrayList<String>();
-            if (ownSession) {
+            if (release != null) {
                 // setsid(1) (util-linux, as setpriv for PostgreSQL) execs java in the same process, so the pid is the
                 // JVM's: it forks only when it is a group leader, which a child of this JVM never is.
                 full.add("setsid");
@@ -212,6 +220,18 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /** Releases a process started by {@link #startFreezable} and wakes it ({@code SIGCONT}). */
+    public void thaw() {
+        try {
+            if (release != null && !Files.exists(release)) {
+                Files.createFile(release);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        signal("CONT");
+    }
+
     /** Whether the kernel has it stopped (state T in /proc/pid/stat): frozen by SIGSTOP. */
     public boolean isFrozen() {
         try {
@@ -243,7 +263,7 @@ public final class ServiceProcess implements AutoCloseable {
             return;
         }
         if (isFrozen()) {
-            signal("CONT");
+            thaw();
         }
         process.destroy();
         try {
