@@ -14,20 +14,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A child JVM whose output goes to a file the benchmark can read. */
-final class ChildProcess implements AutoCloseable {
+/** A child JVM whose output goes to a file the benchmark can read, and when it was spawned. */
+record ChildProcess(Process process, Path output, long spawnedEpochMillis) implements AutoCloseable {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-
-    private final Process process;
-    private final Path output;
-    final long spawnedEpochMillis;
-
-    private ChildProcess(Process process, Path output, long spawnedEpochMillis) {
-        this.process = process;
-        this.output = output;
-        this.spawnedEpochMillis = spawnedEpochMillis;
-    }
 
     static ChildProcess start(String name, List<String> command, Path directory) {
         try {

@@ -112,7 +112,7 @@ final class RelaySuite {
                 try (var bare = bare(stack, bareOffsets, events, base)) {
                     var marks = bare.awaitLine(BareEngineMain.MARKS, Duration.ofMinutes(10)).substring(
                             BareEngineMain.MARKS.length()).trim().split(" ");
-                    bareDrain = new Drain(bare.spawnedEpochMillis, Long.parseLong(marks[0]), Long.parseLong(marks[1]),
+                    bareDrain = new Drain(bare.spawnedEpochMillis(), Long.parseLong(marks[0]), Long.parseLong(marks[1]),
                             Long.parseLong(marks[2]), Long.parseLong(marks[3]));
                 }
                 bareRates.add(bareDrain.steadyPerSecond(events));
@@ -165,7 +165,7 @@ final class RelaySuite {
                         at90 = now;
                     }
                     if (published >= events) {
-                        return new Drain(relay.spawnedEpochMillis, first, at10, at90, now);
+                        return new Drain(relay.spawnedEpochMillis(), first, at10, at90, now);
                     }
                     relay.checkAlive();
                     // A request to the broker every 20 ms, answered by the benchmark's own JVM: the steady window

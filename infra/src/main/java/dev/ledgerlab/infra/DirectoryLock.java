@@ -17,17 +17,7 @@ import java.nio.file.StandardOpenOption;
  * <p>The operating system drops the lock when its JVM dies, even by {@code kill -9}, so a stale lock file never blocks a
  * restart; the servers such a JVM left behind are dealt with by whoever takes the lock next.
  */
-final class DirectoryLock implements AutoCloseable {
-
-    private final Path file;
-    private final FileChannel channel;
-    private final FileLock lock;
-
-    private DirectoryLock(Path file, FileChannel channel, FileLock lock) {
-        this.file = file;
-        this.channel = channel;
-        this.lock = lock;
-    }
+record DirectoryLock(Path file, FileChannel channel, FileLock lock) implements AutoCloseable {
 
     static DirectoryLock acquire(Path file) {
         try {
@@ -55,10 +45,6 @@ final class DirectoryLock implements AutoCloseable {
         catch (IOException e) {
             throw new UncheckedIOException("cannot lock " + file, e);
         }
-    }
-
-    Path file() {
-        return file;
     }
 
     private static String readHolder(FileChannel channel) throws IOException {

@@ -21,19 +21,9 @@ import java.util.Set;
  * "Permission denied"; taking it from the directory's owner keeps it stable. A JVM that is not root runs the binaries
  * as itself.
  */
-final class OsUser {
+record OsUser(int uid, int gid, boolean dropsPrivileges) {
 
     static final int NOBODY = 65534;
-
-    private final int uid;
-    private final int gid;
-    private final boolean dropsPrivileges;
-
-    private OsUser(int uid, int gid, boolean dropsPrivileges) {
-        this.uid = uid;
-        this.gid = gid;
-        this.dropsPrivileges = dropsPrivileges;
-    }
 
     static OsUser forDataDirectory(Path dataDirectory) {
         if (currentUid() != 0) {
@@ -52,10 +42,6 @@ final class OsUser {
             }
         }
         return new OsUser(NOBODY, NOBODY, true);
-    }
-
-    int uid() {
-        return uid;
     }
 
     List<String> command(Path executable, List<String> arguments) {

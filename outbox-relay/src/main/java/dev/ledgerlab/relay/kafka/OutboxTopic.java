@@ -31,25 +31,13 @@ import org.springframework.core.retry.RetryTemplate;
  * everything ({@code retention.ms=-1}, {@code retention.bytes=-1}) because the log is what a replay reads; and it gets
  * its copies and the copies a write needs from {@link Replication}.
  */
-public final class OutboxTopic {
+public record OutboxTopic(String bootstrapServers, String name, int partitions, Replication replication) {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxTopic.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     static final Map<String, String> UNLIMITED_RETENTION = Map.of(
             TopicConfig.RETENTION_MS_CONFIG, "-1",
             TopicConfig.RETENTION_BYTES_CONFIG, "-1");
-
-    private final String bootstrapServers;
-    private final String name;
-    private final int partitions;
-    private final Replication replication;
-
-    public OutboxTopic(String bootstrapServers, String name, int partitions, Replication replication) {
-        this.bootstrapServers = bootstrapServers;
-        this.name = name;
-        this.partitions = partitions;
-        this.replication = replication;
-    }
 
     /**
      * Creates the topic if it is missing and verifies it either way.
