@@ -284,9 +284,7 @@ class ConsumerGroupProofTest {
     }
 
     private static String digest(Pipeline pipeline, String sql) throws Exception {
-        try (var c = java.sql.DriverManager.getConnection(pipeline.infrastructure().jdbcUrl(),
-                pipeline.infrastructure().username(), pipeline.infrastructure().password());
-                var s = c.createStatement(); var rs = s.executeQuery(sql)) {
+        try (var c = pipeline.connect(); var s = c.createStatement(); var rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

@@ -3,6 +3,8 @@ package dev.ledgerlab.proofs.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.ledgerlab.commandapi.CommandApiApplication;
 import dev.ledgerlab.projector.ProjectorApplication;
 import dev.ledgerlab.relay.OutboxRelayApplication;
@@ -38,6 +40,14 @@ public final class Pipeline implements AutoCloseable {
     private final List<String> extraArgs;
     /** Appended to by {@link #together}'s threads at once. */
     private final List<ServiceProcess> started = new CopyOnWriteArrayList<>();
+    /**
+     * The proofs' own queries, polled every 100 ms or so while a proof waits. Each PostgreSQL connection is a process
+     * of its own: opening one costs the server and the client about as much CPU as a hundred queries on an open one,
+     * and a connection per poll took about a tenth of the two cores. A connection is checked before each use
+     * ({@code com.zaxxer.hikari.aliveBypassWindowMs=0}, proofs/pom.xml), so one broken by a PostgreSQL the proof has
+     * killed is replaced, as a new connection per query would have been.
+     */
+    private final HikariDataSource queries;
 
     private Pipeline(Infrastructure server, PipelineNames names, Infrastructure infrastructure,
             List<String> extraArgs) {
@@ -46,6 +56,18 @@ public final class Pipeline implements AutoCloseable {
         this.names = names;
         this.extraArgs = extraArgs;
         this.infrastructure = infrastructure;
+        var pool = new HikariConfig();
+        pool.setPoolName("proof-" + name);
+        pool.setJdbcUrl(infrastructure.jdbcUrl());
+        pool.setUsername(infrastructure.username());
+        pool.setPassword(infrastructure.password());
+        // The test thread, an Awaitility poll and a ProgressWatch at once; opened when first asked for.
+        pool.setMaximumPoolSize(4);
+        pool.setMinimumIdle(0);
+        // While PostgreSQL is down a query fails within a second, and the proof's await tries again.
+        pool.setConnectionTimeout(1_000);
+        pool.setInitializationFailTimeout(-1);
+        this.queries = new HikariDataSource(pool);
     }
 
     /**
@@ -228,9 +250,9 @@ public final class Pipeline implements AutoCloseable {
                      + (SELECT count(*) FROM projection.parked_accounts)""");
     }
 
+    /** A connection of the pipeline's pool: closing it gives it back. */
     public java.sql.Connection connect() throws SQLException {
-        return DriverManager.getConnection(infrastructure.jdbcUrl(), infrastructure.username(),
-                infrastructure.password());
+        return queries.getConnection();
     }
 
     public long queryLong(String sql) throws SQLException {
@@ -286,6 +308,7 @@ public final class Pipeline implements AutoCloseable {
         for (int i = started.size() - 1; i >= 0; i--) {
             started.get(i).close();
         }
+        queries.close();
         // Slots belong to the whole server (ten at most) and keep WAL for as long as they exist.
         try (var connection = DriverManager.getConnection(server.jdbcUrl(), server.username(), server.password());
                 var statement = connection.createStatement()) {
