@@ -66,12 +66,9 @@ public final class ServiceProcess implements AutoCloseable {
      * orphaned while one of its members is stopped).
      */
     public static ServiceProcess startFreezable(String name, Class<?> main, String releaseOption, List<String> args) {
-        Path release;
-        try {
-            release = Files.createTempDirectory("ledgerlab-freeze").resolve("released");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        // Beside the logs (target/, so a clean removes it); absolute, as the process reads it.
+        var release = LOGS.toAbsolutePath().resolve("release-" + ProcessHandle.current().pid() + "-"
+                + SEQUENCE.incrementAndGet());
         var all = new ArrayList<>(args);
         all.add(releaseOption + "=" + release);
         return launch(name, main, all, false, true, release);
