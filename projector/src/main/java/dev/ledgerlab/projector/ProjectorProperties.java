@@ -19,6 +19,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param positions where a consumer starts when it is assigned a partition: {@code database} (the default, and the
  *     design of this lab: the offsets stored with the balances) or {@code kafka} (the group's committed offset, the
  *     usual "commit after the database write" design, where only the version check stops a redelivered record)
+ * @param replay the replay in place and the shadow rebuild ({@code projector.replay.*})
  */
 @ConfigurationProperties("projector")
 public record ProjectorProperties(
@@ -32,7 +33,26 @@ public record ProjectorProperties(
         @DefaultValue("200ms") Duration retryInterval,
         @DefaultValue("5s") Duration retryMaxInterval,
         @DefaultValue("5s") Duration readYourWritesTimeout,
-        @DefaultValue("database") Positions positions) {
+        @DefaultValue("database") Positions positions,
+        @DefaultValue Replay replay) {
+
+    /**
+     * @param onStart replay in place when this instance starts, before its listener consumes anything (the
+     *        command-line switch {@code --projector.replay.on-start=true})
+     * @param rebuildGroupId the consumer group that fills the shadow tables of a rebuild; its offsets are stored in
+     *        projection.offsets under this name
+     * @param progressInterval how often a running replay or rebuild logs its progress
+     * @param coordinationInterval how often each instance looks at projection.replays to join or leave a rebuild
+     * @param swapLockTimeout how long the swap waits for its locks before it gives up and tries again later; reads of
+     *        the balances wait at most this long during a swap
+     */
+    public record Replay(
+            @DefaultValue("false") boolean onStart,
+            @DefaultValue("projection-rebuild") String rebuildGroupId,
+            @DefaultValue("5s") Duration progressInterval,
+            @DefaultValue("1s") Duration coordinationInterval,
+            @DefaultValue("2s") Duration swapLockTimeout) {
+    }
 
     /** Where a consumer's position comes from when it is assigned a partition. */
     public enum Positions {

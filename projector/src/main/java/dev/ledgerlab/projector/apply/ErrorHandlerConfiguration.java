@@ -3,7 +3,6 @@ package dev.ledgerlab.projector.apply;
 import dev.ledgerlab.events.EventCodec.MalformedEventException;
 import dev.ledgerlab.events.Replication;
 import dev.ledgerlab.projector.ProjectorProperties;
-import dev.ledgerlab.projector.ReplayProperties;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -57,7 +56,7 @@ class ErrorHandlerConfiguration {
 
     @Bean
     DefaultErrorHandler projectionErrorHandler(KafkaOperations<Object, Object> kafka, ProjectionWriter writer,
-            ProjectorProperties properties, ReplayProperties replay, MeterRegistry meters) {
+            ProjectorProperties properties, MeterRegistry meters) {
         var deadLettered = Counter.builder("ledger.projection.dead.letters")
                 .description("undecodable records the live group published to the dead-letter topic and skipped")
                 .register(meters);
@@ -66,7 +65,7 @@ class ErrorHandlerConfiguration {
         ConsumerAwareRecordRecoverer recoverer = (record, consumer, exception) -> {
             @SuppressWarnings("unchecked")
             var stringRecord = (ConsumerRecord<String, String>) record;
-            var target = consumer != null && replay.rebuildGroupId().equals(consumer.groupMetadata().groupId())
+            var target = consumer != null && properties.replay().rebuildGroupId().equals(consumer.groupMetadata().groupId())
                     ? ProjectionTables.REBUILD : ProjectionTables.LIVE;
             var unapplicable = cause(exception, UnapplicableEventException.class);
             if (unapplicable != null) {

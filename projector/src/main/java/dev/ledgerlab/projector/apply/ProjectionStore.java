@@ -1,7 +1,6 @@
 package dev.ledgerlab.projector.apply;
 
 import dev.ledgerlab.projector.ProjectorProperties;
-import dev.ledgerlab.projector.ReplayProperties;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -38,16 +37,14 @@ public class ProjectionStore {
 
     private final JdbcTemplate jdbc;
     private final ProjectorProperties properties;
-    private final ReplayProperties replay;
 
-    public ProjectionStore(JdbcTemplate jdbc, ProjectorProperties properties, ReplayProperties replay) {
+    public ProjectionStore(JdbcTemplate jdbc, ProjectorProperties properties) {
         this.jdbc = jdbc;
         this.properties = properties;
-        this.replay = replay;
     }
 
     public String groupId(ProjectionTables target) {
-        return target == ProjectionTables.LIVE ? properties.groupId() : replay.rebuildGroupId();
+        return target == ProjectionTables.LIVE ? properties.groupId() : properties.replay().rebuildGroupId();
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.ledgerlab.projector.replay;
 
-import dev.ledgerlab.projector.ReplayProperties;
+import dev.ledgerlab.projector.ProjectorProperties;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ExecutorService;
@@ -23,7 +23,7 @@ public class ReplayCoordinator implements DisposableBean {
 
     private final ReplayQueries replays;
     private final KafkaListenerEndpointRegistry registry;
-    private final ReplayProperties properties;
+    private final ProjectorProperties.Replay properties;
     // Containers are not stopped from their own consumer thread: that thread would wait for itself.
     private final ExecutorService soon = Executors.newSingleThreadExecutor(r -> new Thread(r, "replay-coordinator"));
     private Instant lastLogged = Instant.EPOCH;
@@ -31,10 +31,10 @@ public class ReplayCoordinator implements DisposableBean {
     private boolean failing;
 
     public ReplayCoordinator(ReplayQueries replays, KafkaListenerEndpointRegistry registry,
-            ReplayProperties properties) {
+            ProjectorProperties properties) {
         this.replays = replays;
         this.registry = registry;
-        this.properties = properties;
+        this.properties = properties.replay();
     }
 
     @Scheduled(fixedDelayString = "${projector.replay.coordination-interval:1s}")

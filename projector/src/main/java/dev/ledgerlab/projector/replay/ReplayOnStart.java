@@ -1,6 +1,6 @@
 package dev.ledgerlab.projector.replay;
 
-import dev.ledgerlab.projector.ReplayProperties;
+import dev.ledgerlab.projector.ProjectorProperties;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.stereotype.Component;
@@ -13,12 +13,12 @@ import org.springframework.stereotype.Component;
 @Component
 class ReplayOnStart implements SmartLifecycle {
 
-    private final ReplayProperties properties;
+    private final ProjectorProperties.Replay properties;
     private final Replays replays;
     private volatile boolean running;
 
-    ReplayOnStart(ReplayProperties properties, Replays replays) {
-        this.properties = properties;
+    ReplayOnStart(ProjectorProperties properties, Replays replays) {
+        this.properties = properties.replay();
         this.replays = replays;
     }
 

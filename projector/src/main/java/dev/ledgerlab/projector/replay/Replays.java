@@ -1,7 +1,6 @@
 package dev.ledgerlab.projector.replay;
 
 import dev.ledgerlab.projector.ProjectorProperties;
-import dev.ledgerlab.projector.ReplayProperties;
 import dev.ledgerlab.projector.apply.ProjectionFaults;
 import dev.ledgerlab.projector.apply.ProjectionTables;
 import dev.ledgerlab.projector.operate.LogEndOffsets;
@@ -36,17 +35,17 @@ public class Replays {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final ProjectorProperties properties;
-    private final ReplayProperties replay;
+    private final ProjectorProperties.Replay replay;
     private final LogEndOffsets logEnd;
     private final ProjectionFaults faults;
     private final ReplayQueries queries;
 
     public Replays(JdbcTemplate jdbc, TransactionTemplate transactions, ProjectorProperties properties,
-            ReplayProperties replay, LogEndOffsets logEnd, ProjectionFaults faults, ReplayQueries queries) {
+            LogEndOffsets logEnd, ProjectionFaults faults, ReplayQueries queries) {
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.properties = properties;
-        this.replay = replay;
+        this.replay = properties.replay();
         this.logEnd = logEnd;
         this.faults = faults;
         this.queries = queries;
