@@ -104,21 +104,9 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
         return new BenchOptions(what, cli.quick, cli.fsync.equals("on"), cli.out, cli.profile, cli.compare);
     }
 
-    Duration warmup() {
-        return quick ? Duration.ofSeconds(2) : Duration.ofSeconds(5);
-    }
-
-    Duration window() {
-        return quick ? Duration.ofSeconds(3) : Duration.ofSeconds(10);
-    }
-
-    /** The longest a lab is warmed up before its figures count. */
-    Duration warmUpLimit() {
-        return quick ? Duration.ofSeconds(45) : Duration.ofMinutes(5);
-    }
-
-    Duration warmUpWindow() {
-        return quick ? Duration.ofSeconds(5) : Duration.ofSeconds(10);
+    /** How long and how large each part runs: {@link Scale#QUICK} with {@code --quick}, else {@link Scale#FULL}. */
+    Scale scale() {
+        return quick ? Scale.QUICK : Scale.FULL;
     }
 
     /** Each measurement is repeated at least this often; figures are medians. */
@@ -126,35 +114,32 @@ record BenchOptions(String what, boolean quick, boolean fsync, Path out, boolean
         return 3;
     }
 
-    List<Integer> clients() {
-        return quick ? List.of(64) : List.of(1, 16, 64);
-    }
+    /**
+     * The windows and sizes of a run.
+     *
+     * @param warmup               closed-loop warm-up before each measured window
+     * @param window               a closed-loop measured window
+     * @param warmUpLimit          the longest a lab is warmed up before its figures count
+     * @param warmUpWindow         a window of the warm-up's own measurement
+     * @param clients              the closed loop's client counts
+     * @param costWindow           the measured window of each round of the cost suite, at 64 clients
+     * @param fixedRateRun         how long the cost suite's open loop runs at a fixed 300 deposits per second
+     * @param latencyRun           an open loop's run for end-to-end latency
+     * @param depositsBeforeMemory deposits into a fresh lab before its resident memory is read
+     * @param relayBacklog         the backlog the relay drains
+     * @param replayEvents         the events a replay rebuilds from
+     */
+    record Scale(Duration warmup, Duration window, Duration warmUpLimit, Duration warmUpWindow, List<Integer> clients,
+            Duration costWindow, Duration fixedRateRun, Duration latencyRun, int depositsBeforeMemory,
+            int relayBacklog, int replayEvents) {
 
-    /** The measured window of each round of the cost suite, at 64 clients. */
-    Duration costWindow() {
-        return quick ? Duration.ofSeconds(8) : Duration.ofSeconds(20);
-    }
+        static final Scale QUICK = new Scale(Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(45),
+                Duration.ofSeconds(5), List.of(64), Duration.ofSeconds(8), Duration.ofSeconds(10),
+                Duration.ofSeconds(5), 20_000, 20_000, 200_000);
 
-    /** How long the cost suite's open loop runs at a fixed 300 deposits per second. */
-    Duration fixedRateRun() {
-        return quick ? Duration.ofSeconds(10) : Duration.ofSeconds(30);
-    }
-
-    Duration latencyRun() {
-        return quick ? Duration.ofSeconds(5) : Duration.ofSeconds(20);
-    }
-
-    /** Deposits into a fresh lab before its resident memory is read. */
-    int depositsBeforeMemory() {
-        return quick ? 20_000 : 100_000;
-    }
-
-    int relayBacklog() {
-        return quick ? 20_000 : 100_000;
-    }
-
-    int replayEvents() {
-        return quick ? 200_000 : 1_000_000;
+        static final Scale FULL = new Scale(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofMinutes(5),
+                Duration.ofSeconds(10), List.of(1, 16, 64), Duration.ofSeconds(20), Duration.ofSeconds(30),
+                Duration.ofSeconds(20), 100_000, 100_000, 1_000_000);
     }
 
     String durability() {

@@ -121,14 +121,14 @@ final class CommandSuite {
         for (var set : sets.entrySet()) {
             var httpLine = new ArrayList<double[]>();
             var jdbcLine = new ArrayList<double[]>();
-            for (int clients : options.clients()) {
+            for (int clients : options.scale().clients()) {
                 var http = ClosedLoop.run(clients, index -> httpDeposits(lab, set.getValue(), index),
-                        options.warmup(), options.window(), options.repetitions());
+                        options.scale().warmup(), options.scale().window(), options.repetitions());
                 if (pipeline) {
                     awaitProjected(lab);
                 }
                 var jdbc = ClosedLoop.run(clients, index -> JdbcCommands.depositClient(lab.jdbcUrl(), set.getValue(), index),
-                        options.warmup(), options.window(), options.repetitions());
+                        options.scale().warmup(), options.scale().window(), options.repetitions());
                 if (pipeline) {
                     awaitProjected(lab);
                 }
@@ -159,19 +159,19 @@ final class CommandSuite {
      */
     private void warmUp(LabProcess lab, List<UUID> accounts, String mode, boolean pipeline) throws Exception {
         long started = System.nanoTime();
-        long limit = options.warmUpLimit().toNanos();
+        long limit = options.scale().warmUpLimit().toNanos();
         var rates = new ArrayList<Double>();
         var compiling = new ArrayList<Double>();
         while (System.nanoTime() - started < limit) {
             double share = lab.compilerShareDuring(() -> rates.addAll(ClosedLoop.run(64,
-                    index -> httpDeposits(lab, accounts, index), Duration.ZERO, options.warmUpWindow(), 1)));
+                    index -> httpDeposits(lab, accounts, index), Duration.ZERO, options.scale().warmUpWindow(), 1)));
             compiling.add(share);
             if (rates.size() >= 2 && LabProcess.isWarm(share)) {
                 break;
             }
         }
         var jdbc = ClosedLoop.run(64, index -> JdbcCommands.depositClient(lab.jdbcUrl(), accounts, index), Duration.ZERO,
-                options.warmUpWindow(), 1);
+                options.scale().warmUpWindow(), 1);
         if (pipeline) {
             awaitProjected(lab);
         }
@@ -252,13 +252,13 @@ final class CommandSuite {
             accounts = client.openAccounts(ACCOUNTS);
             // Unmeasured: the balance reads that follow deposits are code the throughput runs never ran.
             awaitProjected(lab);
-            OpenLoop.run(client, accounts, rate, options.latencyRun().dividedBy(2), 64, 4, lab.bootstrapServers());
+            OpenLoop.run(client, accounts, rate, options.scale().latencyRun().dividedBy(2), 64, 4, lab.bootstrapServers());
         }
         for (int run = 0; run < options.repetitions(); run++) {
             awaitProjected(lab);
             settled.add(MachineAtRest.await(Duration.ofMinutes(2)));
             try (var client = new CommandClient(lab.commandApiPort(), lab.projectorPort())) {
-                var result = OpenLoop.run(client, accounts, rate, options.latencyRun(), 64, 4, lab.bootstrapServers());
+                var result = OpenLoop.run(client, accounts, rate, options.scale().latencyRun(), 64, 4, lab.bootstrapServers());
                 latency.add(result.latency());
                 endToEnd.add(result.endToEnd());
                 toSend.add(result.toRelaySend());
@@ -305,7 +305,7 @@ final class CommandSuite {
                 accounts = client.openAccounts(ACCOUNTS);
             }
             double rate = ClosedLoop.runCount(64, index -> httpDeposits(lab, accounts, index),
-                    options.depositsBeforeMemory());
+                    options.scale().depositsBeforeMemory());
             awaitProjected(lab);
             long deposits = deposits(lab);
             double rss = lab.residentMib();

@@ -92,7 +92,7 @@ final class RelaySuite {
             }
             createTopic(bootstrap, "bench.bare");
 
-            int events = options.relayBacklog();
+            int events = options.scale().relayBacklog();
             var relayRates = new ArrayList<Double>();
             var relayStarts = new ArrayList<Double>();
             var bareRates = new ArrayList<Double>();

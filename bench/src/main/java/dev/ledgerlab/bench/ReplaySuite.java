@@ -71,7 +71,7 @@ final class ReplaySuite {
         this.bench = bench;
         this.report = report;
         this.work = work;
-        this.events = bench.replayEvents();
+        this.events = bench.scale().replayEvents();
         this.runs = bench.repetitions();
     }
 
