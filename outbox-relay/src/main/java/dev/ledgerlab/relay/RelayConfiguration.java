@@ -12,7 +12,6 @@ import dev.ledgerlab.relay.kafka.OutboxTopic;
 import dev.ledgerlab.relay.leadership.RelayLeadership;
 import dev.ledgerlab.relay.status.RelayStatus;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,7 +28,7 @@ class RelayConfiguration {
 
     @Bean
     RelayStatus relayStatus(RelayProperties relay) {
-        return new RelayStatus(relay.slotName(), relay.topic(), Clock.systemUTC());
+        return new RelayStatus(relay.slotName(), relay.topic());
     }
 
     @Bean

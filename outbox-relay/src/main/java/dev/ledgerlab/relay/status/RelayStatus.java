@@ -1,6 +1,5 @@
 package dev.ledgerlab.relay.status;
 
-import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -10,7 +9,6 @@ public final class RelayStatus {
 
     private final String slotName;
     private final String topic;
-    private final Clock clock;
     private final AtomicReference<RelayRole> role = new AtomicReference<>(RelayRole.STARTING);
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong engineRestarts = new AtomicLong();
@@ -19,10 +17,9 @@ public final class RelayStatus {
     private volatile boolean engineRunning;
     private volatile boolean slotLost;
 
-    public RelayStatus(String slotName, String topic, Clock clock) {
+    public RelayStatus(String slotName, String topic) {
         this.slotName = slotName;
         this.topic = topic;
-        this.clock = clock;
     }
 
     public void role(RelayRole next) {
@@ -37,7 +34,7 @@ public final class RelayStatus {
     public void published(int records) {
         if (records > 0) {
             published.addAndGet(records);
-            lastPublishedAt.set(clock.instant());
+            lastPublishedAt.set(Instant.now());
         }
     }
 

@@ -11,7 +11,6 @@ import dev.ledgerlab.testkit.TestInfrastructure;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +70,7 @@ class OutboxPublisherSplitTest {
                     deadline);
             producer.partitionsFor(topic);
             var publisher = new OutboxPublisher(producer, new OutboxRecords(topic),
-                    new RelayStatus("slot", topic, Clock.systemUTC()), new RelayFaults(0),
+                    new RelayStatus("slot", topic), new RelayFaults(0),
                     Timer.builder("publish").register(new SimpleMeterRegistry()), deadline);
             var committer = new RecordingCommitter();
             var failure = new AtomicReference<Throwable>();

@@ -7,7 +7,6 @@ import dev.ledgerlab.relay.status.RelayStatus;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +61,7 @@ class OutboxPublisherTest {
     }
 
     private static OutboxPublisher publisher(MockProducer<String, String> producer, Duration deadline) {
-        return new OutboxPublisher(producer, new OutboxRecords(TOPIC), new RelayStatus("slot", TOPIC, Clock.systemUTC()),
+        return new OutboxPublisher(producer, new OutboxRecords(TOPIC), new RelayStatus("slot", TOPIC),
                 new RelayFaults(0), Timer.builder("publish").register(new SimpleMeterRegistry()), deadline);
     }
 
