@@ -9,21 +9,17 @@ import java.util.List;
  * broker failures: a node can be killed with {@code SIGKILL} and started again. Always embedded (its nodes are
  * processes of this machine), beside the PostgreSQL {@link TestInfrastructure} chose; only the tests that ask for it
  * start it, once per test JVM, and it stops when the JVM exits.
+ *
+ * @param cluster        its nodes
+ * @param infrastructure PostgreSQL as {@link TestInfrastructure} chose it, and this cluster's nodes as bootstrap servers
  */
-public final class ReplicatedKafka {
+public record ReplicatedKafka(KafkaCluster cluster, Infrastructure infrastructure) {
 
     public static final int NODES = 3;
 
     private static ReplicatedKafka instance;
 
-    private final KafkaCluster cluster;
-    private final Infrastructure infrastructure;
-
-    private ReplicatedKafka(KafkaCluster cluster, Infrastructure infrastructure) {
-        this.cluster = cluster;
-        this.infrastructure = infrastructure;
-    }
-
+    /** Started on first use, once per test JVM, stopped when the JVM exits. */
     public static synchronized ReplicatedKafka get() {
         if (instance == null) {
             var postgres = TestInfrastructure.get();
@@ -37,15 +33,6 @@ public final class ReplicatedKafka {
                     (System.nanoTime() - started) / 1_000_000, String.join("; ", cluster.describeNodes()));
         }
         return instance;
-    }
-
-    /** PostgreSQL as {@link TestInfrastructure} chose it, and this cluster's nodes as bootstrap servers. */
-    public Infrastructure infrastructure() {
-        return infrastructure;
-    }
-
-    public KafkaCluster cluster() {
-        return cluster;
     }
 
     /** What a pipeline's services are told so that the topics they create have a copy on every node. */
