@@ -61,12 +61,9 @@ class KafkaClusterProofTest {
     void losesNothingAndCarriesOnWhenTheNodeLeadingMostPartitionsIsKilled() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = pipeline("proof_cluster_leader", THROUGH_FENCING)) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector);
-            var api = started.get(0);
-            var relay = started.get(1);
-            var projector = started.get(2);
-            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
-            try (var load = new Load(api, accounts, seed); var progress = new ProgressWatch(pipeline)) {
+            var services = pipeline.startAll();
+            var accounts = CommandApiClient.at(services.api().port()).openAccounts(12);
+            try (var load = new Load(services.api(), accounts, seed); var progress = new ProgressWatch(pipeline)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
                 var before = TopicReplicas.of(pipeline);
                 assertThat(before.values()).as("three copies of each partition, all in sync")
@@ -97,8 +94,8 @@ class KafkaClusterProofTest {
                 load.awaitMore(100, Duration.ofSeconds(60));
                 load.close();
 
-                var verdict = assertExact(pipeline, projector, accounts, load);
-                assertThat(List.of(relay, projector)).as("nobody restarted the relay or the projector")
+                var verdict = assertExact(pipeline, services.projector(), accounts, load);
+                assertThat(List.of(services.relay(), services.projector())).as("nobody restarted the relay or the projector")
                         .allSatisfy(service -> assertThat(service.isAlive()).as("%s", service).isTrue());
                 System.out.printf("cluster leader killed seed=%d: node %d (pid %d, leading %d of 6 partitions)"
                         + " SIGKILLed under load; every partition had a new leader %d ms later; the pipeline made no"
@@ -139,18 +136,15 @@ class KafkaClusterProofTest {
     private String outage(String name, long seed, int[] killed, int[] returning, Duration atLeastDown)
             throws Exception {
         try (var pipeline = pipeline(name, FAIL_FAST)) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector);
-            var api = started.get(0);
-            var relay = started.get(1);
-            var projector = started.get(2);
-            var accounts = CommandApiClient.at(api.port()).openAccounts(12);
-            try (var load = new Load(api, accounts, seed); var progress = new ProgressWatch(pipeline)) {
+            var services = pipeline.startAll();
+            var accounts = CommandApiClient.at(services.api().port()).openAccounts(12);
+            try (var load = new Load(services.api(), accounts, seed); var progress = new ProgressWatch(pipeline)) {
                 load.awaitMore(300, Duration.ofSeconds(90));
                 for (int id : killed) {
                     assertThat(kafka.cluster().kill(id)).as("SIGKILL of node %d", id).isEqualTo(137);
                 }
                 long down = System.nanoTime();
-                var outage = assertNothingPublishedWhileKafkaCannotAcknowledge(pipeline, relay, load);
+                var outage = assertNothingPublishedWhileKafkaCannotAcknowledge(pipeline, services.relay(), load);
                 await().atMost(atLeastDown.plusSeconds(60)).until(() -> millisSince(down) >= atLeastDown.toMillis());
                 long downMillis = millisSince(down);
 
@@ -162,10 +156,10 @@ class KafkaClusterProofTest {
                 load.awaitMore(200, Duration.ofSeconds(60));
                 load.close();
 
-                var verdict = assertExact(pipeline, projector, accounts, load);
+                var verdict = assertExact(pipeline, services.projector(), accounts, load);
                 return "down %d ms; %s; the backlog (every event stored until the nodes were back) was projected %d ms"
                         .formatted(downMillis, outage, drainedMillis) + " after they were ready; "
-                        + assertPublishedSince(pipeline, relay, outage, verdict) + "; longest time without progress "
+                        + assertPublishedSince(pipeline, services.relay(), outage, verdict) + "; longest time without progress "
                         + progress.longestStallMillis() + " ms; " + load.counts() + "; " + verdict;
             }
         }

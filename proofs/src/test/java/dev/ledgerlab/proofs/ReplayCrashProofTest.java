@@ -55,17 +55,10 @@ class ReplayCrashProofTest {
             load.awaitMore(500, Duration.ofSeconds(90));
             var faulty = pipeline.projectorStoppingAt("after-db-commit", batch, "--projector.replay.on-start=true",
                     SMALL_BATCHES);
-            var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
-            var run = runState("replay");
-            assertThat(run.state()).isEqualTo("running");
-            assertThat(run.position()).as("records re-applied when it died").isPositive()
-                    .isLessThan(run.target());
+            var halfway = awaitHaltedHalfway(faulty, "replay");
             try (var next = pipeline.projector()) {
                 awaitCompleted(next, "replay");
-                var verdict = finish(load, accounts, next);
-                System.out.printf("replay killed halfway seed=%d: %s at %d of %d records; the next projector"
-                        + " completed replay %d; %s; %s%n", seed, halted, run.position(), run.target(), run.id(),
-                        load.counts(), verdict);
+                halfway.report(seed, load, finish(load, accounts, next));
             }
         }
     }
@@ -80,18 +73,12 @@ class ReplayCrashProofTest {
                     "--projector.faults.halt-after-batches=" + batch);
             catchUp(faulty, load);
             assertThat(TestHttp.at(faulty.port()).asOperator().post("/projection/rebuild", "{}").status()).isEqualTo(202);
-            var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
-            var run = runState("rebuild");
-            assertThat(run.state()).isEqualTo("running");
-            assertThat(run.position()).as("records rebuilt when it died").isPositive().isLessThan(run.target());
+            var halfway = awaitHaltedHalfway(faulty, "rebuild");
             assertThat(shadowTables()).as("the shadow tables it was filling").isEqualTo(3);
             try (var next = pipeline.projector()) {
                 awaitCompleted(next, "rebuild");
                 assertThat(shadowTables()).as("shadow tables left behind").isZero();
-                var verdict = finish(load, accounts, next);
-                System.out.printf("rebuild killed halfway seed=%d: %s at %d of %d records; the next projector"
-                        + " completed rebuild %d; %s; %s%n", seed, halted, run.position(), run.target(), run.id(),
-                        load.counts(), verdict);
+                halfway.report(seed, load, finish(load, accounts, next));
             }
         }
     }
@@ -118,6 +105,26 @@ class ReplayCrashProofTest {
                         halted, run.id(), load.counts(), verdict);
             }
         }
+    }
+
+    /** A projector halted by its fault seam in the middle of a run: what it printed, and how far the run had got. */
+    private record Halfway(String kind, String halted, Run run) {
+
+        void report(long seed, Load load, IndependentChecker.Verdict verdict) {
+            System.out.printf("%s killed halfway seed=%d: %s at %d of %d records; the next projector completed %s %d;"
+                    + " %s; %s%n", kind, seed, halted, run.position(), run.target(), kind, run.id(), load.counts(),
+                    verdict);
+        }
+    }
+
+    /** Waits for the projector to halt, and asserts that the latest run of that kind was halfway when it did. */
+    private static Halfway awaitHaltedHalfway(ServiceProcess faulty, String kind) throws Exception {
+        var halted = Faults.awaitHalt(faulty, Duration.ofSeconds(120));
+        var run = runState(kind);
+        assertThat(run.state()).isEqualTo("running");
+        assertThat(run.position()).as("records of the %s done when it died", kind).isPositive()
+                .isLessThan(run.target());
+        return new Halfway(kind, halted, run);
     }
 
     /** Waits for enough events in the log to rebuild for many batches, and for this projector to have them all. */

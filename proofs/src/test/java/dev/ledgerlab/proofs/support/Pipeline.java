@@ -187,6 +187,16 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
+    /** A pipeline's three services, as {@link #startAll} started them. */
+    public record Services(ServiceProcess api, ServiceProcess relay, ServiceProcess projector) {
+    }
+
+    /** Its command API, relay and projector, started side by side ({@link #together}). */
+    public Services startAll() {
+        var started = together(this::commandApi, this::relay, this::projector);
+        return new Services(started.get(0), started.get(1), started.get(2));
+    }
+
     private ServiceProcess track(ServiceProcess process) {
         started.add(process);
         return process;
