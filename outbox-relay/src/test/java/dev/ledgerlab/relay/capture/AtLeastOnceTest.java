@@ -81,7 +81,7 @@ class AtLeastOnceTest extends RelayIntegrationTest {
         var relay = startRelay(Map.of("relay.delivery-timeout", "3s",
                 "logging.level.org.apache.kafka.clients.producer.internals.Sender", "ERROR"));
         awaitRole(relay, RelayRole.ACTIVE);
-        var account = openAccount("alice").accountId();
+        var account = insertOpenedAccount("alice").accountId();
         try (var reader = readTopic()) {
             reader.readUntil(all -> keyedCount(all, account) == 1, Duration.ofSeconds(60));
         }
@@ -159,7 +159,7 @@ class AtLeastOnceTest extends RelayIntegrationTest {
 
         Writer(int accountCount) {
             for (int i = 0; i < accountCount; i++) {
-                var account = openAccount("writer-" + i);
+                var account = insertOpenedAccount("writer-" + i);
                 accounts.add(account.accountId());
                 versions.put(account.accountId(), 1L);
                 eventIds.add(account.eventId().toString());

@@ -69,7 +69,7 @@ class HeartbeatTest extends RelayIntegrationTest {
         // The position just before the event, not the end of WAL after it: the relay's own offset store writes WAL
         // too (every flush, and all through a snapshot), which the slot never confirms without heartbeats.
         String beforeTheEvent = jdbc.sql("SELECT pg_current_wal_insert_lsn()::text").query(String.class).single();
-        var account = openAccount("heartbeat").accountId();
+        var account = insertOpenedAccount("heartbeat").accountId();
         try (var reader = readTopic()) {
             reader.readUntil(all -> !keyed(all, account).isEmpty(), Duration.ofSeconds(60));
         }

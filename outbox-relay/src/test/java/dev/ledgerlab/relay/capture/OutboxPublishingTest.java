@@ -30,7 +30,7 @@ class OutboxPublishingTest extends RelayIntegrationTest {
     @Test
     void publishesEachOutboxRowKeyedByAccountWithHeaders() {
         // Written before the relay starts: reaches Kafka through the initial snapshot.
-        var opened = openAccount("alice", TRACEPARENT, TRACESTATE);
+        var opened = insertOpenedAccount("alice", TRACEPARENT, TRACESTATE);
         var account = opened.accountId();
         startRelay();
         // Written while it runs: reaches Kafka through the replication stream.
@@ -77,7 +77,7 @@ class OutboxPublishingTest extends RelayIntegrationTest {
         int versions = 20;
         var accounts = new ArrayList<UUID>();
         for (int i = 0; i < 6; i++) {
-            accounts.add(openAccount("snapshot-" + i).accountId());
+            accounts.add(insertOpenedAccount("snapshot-" + i).accountId());
         }
         for (long version = 2; version <= versions; version++) {
             for (var account : accounts) {
@@ -114,7 +114,7 @@ class OutboxPublishingTest extends RelayIntegrationTest {
         int versions = 30;
         var accounts = new ArrayList<UUID>();
         for (int i = 0; i < 8; i++) {
-            accounts.add(openAccount("owner-" + i).accountId());
+            accounts.add(insertOpenedAccount("owner-" + i).accountId());
         }
         // Interleaved, one transaction each: the order of the log is not the order of any one account.
         for (long version = 2; version <= versions; version++) {

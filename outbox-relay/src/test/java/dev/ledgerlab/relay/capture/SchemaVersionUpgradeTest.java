@@ -92,7 +92,7 @@ class SchemaVersionUpgradeTest extends RelayIntegrationTest {
 
     @Test
     void refusesAnEventRowWhoseSchemaVersionColumnDisagreesWithItsPayload() {
-        var account = openAccount("checked").accountId();
+        var account = insertOpenedAccount("checked").accountId();
         var deposit = envelope(account, 2, new MoneyDeposited(5));
         var insert = """
                 INSERT INTO ledger.events (id, account_id, version, type, schema_version, payload, occurred_at)

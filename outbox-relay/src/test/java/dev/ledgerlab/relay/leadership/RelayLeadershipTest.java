@@ -35,7 +35,7 @@ class RelayLeadershipTest extends RelayIntegrationTest {
         assertThat(jdbc.sql("SELECT count(*) FROM pg_locks WHERE pid = " + LOCK_HOLDER)
                 .param(RelayLeadership.lockName(slot)).query(Long.class).single()).as("one holder of the lock").isOne();
 
-        var account = openAccount("alice").accountId();
+        var account = insertOpenedAccount("alice").accountId();
         append(account, 2, new MoneyDeposited(100));
         try (var reader = readTopic()) {
             reader.readUntil(all -> keyed(all, account).size() >= 2, Duration.ofSeconds(60));
@@ -77,7 +77,7 @@ class RelayLeadershipTest extends RelayIntegrationTest {
             return reader != null && reader != engineBackend;
         });
         awaitRole(relay, RelayRole.ACTIVE);
-        var account = openAccount("bob").accountId();
+        var account = insertOpenedAccount("bob").accountId();
         try (var reader = readTopic()) {
             reader.readUntil(all -> keyed(all, account).size() == 1, Duration.ofSeconds(60));
         }
@@ -88,7 +88,7 @@ class RelayLeadershipTest extends RelayIntegrationTest {
      * held for a moment by the connection that creates it and then by none while the snapshot runs.
      */
     private long awaitSlotReader() {
-        var account = openAccount("streamed").accountId();
+        var account = insertOpenedAccount("streamed").accountId();
         try (var reader = readTopic()) {
             reader.readUntil(all -> keyed(all, account).size() == 1, Duration.ofSeconds(60));
         }

@@ -24,7 +24,7 @@ class RelayMetricsTest extends RelayIntegrationTest {
     void reportsPublishedEventsTheirLatencyAndTheSlotWhileStreaming() {
         var relay = startRelay();
         awaitRole(relay, RelayRole.ACTIVE);
-        var account = openAccount("alice").accountId();
+        var account = insertOpenedAccount("alice").accountId();
         for (int version = 2; version <= 10; version++) {
             append(account, version, new MoneyDeposited(version));
         }
@@ -67,7 +67,7 @@ class RelayMetricsTest extends RelayIntegrationTest {
     void reportsTheSlotLagInBytesWhileNoRelayStreamsAndItsFallOnceOneDoes() throws Exception {
         var first = startRelay();
         awaitRole(first, RelayRole.ACTIVE);
-        var account = openAccount("bob").accountId();
+        var account = insertOpenedAccount("bob").accountId();
         await().atMost(Duration.ofSeconds(60)).until(() -> status(first).recordsPublished() >= 1);
         closeRelays();
 

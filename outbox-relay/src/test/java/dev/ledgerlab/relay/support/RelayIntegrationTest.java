@@ -156,8 +156,8 @@ public abstract class RelayIntegrationTest {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()));
     }
 
-    /** An accounts row and its AccountOpened event (version 1), as the command API writes them. */
-    protected static EventEnvelope openAccount(String owner, String traceparent, String tracestate) {
+    /** An accounts row and its AccountOpened event (version 1), inserted as the command API writes them (no API runs here). */
+    protected static EventEnvelope insertOpenedAccount(String owner, String traceparent, String tracestate) {
         var id = UUID.randomUUID();
         var now = Instant.now().truncatedTo(ChronoUnit.MICROS);
         jdbc.sql("""
@@ -168,8 +168,8 @@ public abstract class RelayIntegrationTest {
         return append(id, 1, new AccountOpened(owner), traceparent, tracestate);
     }
 
-    protected static EventEnvelope openAccount(String owner) {
-        return openAccount(owner, null, null);
+    protected static EventEnvelope insertOpenedAccount(String owner) {
+        return insertOpenedAccount(owner, null, null);
     }
 
     /**
