@@ -409,7 +409,7 @@ class PipelineTest {
             append.setObject(2, event.accountId());
             append.setLong(3, event.version());
             append.setString(4, event.event().type());
-            append.setString(5, dev.ledgerlab.testkit.PastWriters.json(event, schemaVersion));
+            append.setString(5, dev.ledgerlab.testkit.PastSchemaVersions.json(event, schemaVersion));
             append.setTimestamp(6, java.sql.Timestamp.from(event.occurredAt()));
             append.executeUpdate();
             move.setLong(1, balanceAfter);

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventReader;
 import dev.ledgerlab.events.MoneyDeposited;
-import dev.ledgerlab.testkit.PastWriters;
+import dev.ledgerlab.testkit.PastSchemaVersions;
 import dev.ledgerlab.testkit.TestInfrastructure;
 import dev.ledgerlab.testkit.TopicReader;
 import java.time.Duration;
@@ -60,10 +60,10 @@ class UnknownSchemaVersionTest extends ProjectorIntegrationTest {
         NEWEST_KNOWN.set(1);
         var alice = openedAccount();
         var bob = openedAccount();
-        publishRaw(alice.toString(), PastWriters.json(envelope(alice, 2, new MoneyDeposited(100)), 1));
+        publishRaw(alice.toString(), PastSchemaVersions.json(envelope(alice, 2, new MoneyDeposited(100)), 1));
         var newer = publish(alice, 3, new MoneyDeposited(40));
-        publishRaw(alice.toString(), PastWriters.json(envelope(alice, 4, new MoneyDeposited(10)), 1));
-        publishRaw(bob.toString(), PastWriters.json(envelope(bob, 2, new MoneyDeposited(7)), 1));
+        publishRaw(alice.toString(), PastSchemaVersions.json(envelope(alice, 4, new MoneyDeposited(10)), 1));
+        publishRaw(bob.toString(), PastSchemaVersions.json(envelope(bob, 2, new MoneyDeposited(7)), 1));
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             var parked = parkedEntry(alice);

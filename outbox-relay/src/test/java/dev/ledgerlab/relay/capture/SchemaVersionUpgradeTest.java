@@ -8,7 +8,7 @@ import dev.ledgerlab.events.EventEnvelope;
 import dev.ledgerlab.events.MoneyDeposited;
 import dev.ledgerlab.relay.status.RelayRole;
 import dev.ledgerlab.relay.support.RelayIntegrationTest;
-import dev.ledgerlab.testkit.PastWriters;
+import dev.ledgerlab.testkit.PastSchemaVersions;
 import dev.ledgerlab.testkit.TopicReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -104,7 +104,7 @@ class SchemaVersionUpgradeTest extends RelayIntegrationTest {
                     .hasMessageContaining("events_schema_version_is_the_payloads");
         }
         assertThatThrownBy(() -> jdbc.sql(insert).params(deposit.eventId(), account, 3,
-                PastWriters.json(deposit, 1)).update())
+                PastSchemaVersions.json(deposit, 1)).update())
                 .hasMessageContaining("events_schema_version_is_the_payloads");
         assertThat(jdbc.sql(insert).params(deposit.eventId(), account, 3, EventCodec.toJson(deposit)).update())
                 .isEqualTo(1);
@@ -132,7 +132,7 @@ class SchemaVersionUpgradeTest extends RelayIntegrationTest {
             insert.setObject(2, event.accountId());
             insert.setLong(3, event.version());
             insert.setString(4, event.event().type());
-            insert.setString(5, PastWriters.json(event, 1));
+            insert.setString(5, PastSchemaVersions.json(event, 1));
             insert.setTimestamp(6, Timestamp.from(event.occurredAt()));
             insert.executeUpdate();
         }

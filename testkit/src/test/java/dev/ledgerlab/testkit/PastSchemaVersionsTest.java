@@ -9,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.json.JsonMapper;
 
-class PastWritersTest {
+class PastSchemaVersionsTest {
 
     private static final JsonMapper TREES = JsonMapper.builder().build();
 
@@ -20,7 +20,7 @@ class PastWritersTest {
     @ParameterizedTest
     @MethodSource("fixtures")
     void writesEachPastVersionExactlyAsItsGoldenFixture(GoldenFixtures.Fixture fixture) {
-        var written = PastWriters.json(fixture.envelope(), fixture.schemaVersion());
+        var written = PastSchemaVersions.json(fixture.envelope(), fixture.schemaVersion());
 
         assertThat(TREES.readTree(written)).isEqualTo(TREES.readTree(fixture.json()));
         assertThat(EventCodec.fromJson(written)).isEqualTo(fixture.envelope());

@@ -11,13 +11,13 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The JSON that the writer wrote at each past schema version, for tests that need a log written across versions:
  * the inverse of the upcasters, test code only (the write side writes the current version and nothing else).
- * {@code PastWritersTest} holds each one to the golden fixture of its version.
+ * {@code PastSchemaVersionsTest} holds each one to the golden fixture of its version.
  */
-public final class PastWriters {
+public final class PastSchemaVersions {
 
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
-    private PastWriters() {
+    private PastSchemaVersions() {
     }
 
     /** {@code envelope} as the writer of {@code schemaVersion} wrote it; the current version is the codec's own. */
