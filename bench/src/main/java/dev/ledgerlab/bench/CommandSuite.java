@@ -37,6 +37,7 @@ final class CommandSuite {
     private static final String TOPIC = RelayProperties.DEFAULT_TOPIC;
 
     private final BenchOptions options;
+    private final BenchOptions.Scale scale;
     private final Report report;
     private final Path work;
     private final Map<String, List<double[]>> throughputLines = new LinkedHashMap<>();
@@ -44,6 +45,7 @@ final class CommandSuite {
 
     CommandSuite(BenchOptions options, Report report, Path work) {
         this.options = options;
+        this.scale = options.scale();
         this.report = report;
         this.work = work;
     }
@@ -121,14 +123,14 @@ final class CommandSuite {
         for (var set : sets.entrySet()) {
             var httpLine = new ArrayList<double[]>();
             var jdbcLine = new ArrayList<double[]>();
-            for (int clients : options.scale().clients()) {
+            for (int clients : scale.clients()) {
                 var http = ClosedLoop.run(clients, index -> httpDeposits(lab, set.getValue(), index),
-                        options.scale().warmup(), options.scale().window(), options.repetitions());
+                        scale.warmup(), scale.window(), options.repetitions());
                 if (pipeline) {
                     awaitProjected(lab);
                 }
                 var jdbc = ClosedLoop.run(clients, index -> JdbcCommands.depositClient(lab.jdbcUrl(), set.getValue(), index),
-                        options.scale().warmup(), options.scale().window(), options.repetitions());
+                        scale.warmup(), scale.window(), options.repetitions());
                 if (pipeline) {
                     awaitProjected(lab);
                 }
@@ -159,19 +161,19 @@ final class CommandSuite {
      */
     private void warmUp(LabProcess lab, List<UUID> accounts, String mode, boolean pipeline) throws Exception {
         long started = System.nanoTime();
-        long limit = options.scale().warmUpLimit().toNanos();
+        long limit = scale.warmUpLimit().toNanos();
         var rates = new ArrayList<Double>();
         var compiling = new ArrayList<Double>();
         while (System.nanoTime() - started < limit) {
             double share = lab.compilerShareDuring(() -> rates.addAll(ClosedLoop.run(64,
-                    index -> httpDeposits(lab, accounts, index), Duration.ZERO, options.scale().warmUpWindow(), 1)));
+                    index -> httpDeposits(lab, accounts, index), Duration.ZERO, scale.warmUpWindow(), 1)));
             compiling.add(share);
             if (rates.size() >= 2 && LabProcess.isWarm(share)) {
                 break;
             }
         }
         var jdbc = ClosedLoop.run(64, index -> JdbcCommands.depositClient(lab.jdbcUrl(), accounts, index), Duration.ZERO,
-                options.scale().warmUpWindow(), 1);
+                scale.warmUpWindow(), 1);
         if (pipeline) {
             awaitProjected(lab);
         }
@@ -252,13 +254,13 @@ final class CommandSuite {
             accounts = client.openAccounts(ACCOUNTS);
             // Unmeasured: the balance reads that follow deposits are code the throughput runs never ran.
             awaitProjected(lab);
-            OpenLoop.run(client, accounts, rate, options.scale().latencyRun().dividedBy(2), 64, 4, lab.bootstrapServers());
+            OpenLoop.run(client, accounts, rate, scale.latencyRun().dividedBy(2), 64, 4, lab.bootstrapServers());
         }
         for (int run = 0; run < options.repetitions(); run++) {
             awaitProjected(lab);
             settled.add(MachineAtRest.await(Duration.ofMinutes(2)));
             try (var client = new CommandClient(lab.commandApiPort(), lab.projectorPort())) {
-                var result = OpenLoop.run(client, accounts, rate, options.scale().latencyRun(), 64, 4, lab.bootstrapServers());
+                var result = OpenLoop.run(client, accounts, rate, scale.latencyRun(), 64, 4, lab.bootstrapServers());
                 latency.add(result.latency());
                 endToEnd.add(result.endToEnd());
                 toSend.add(result.toRelaySend());
@@ -305,7 +307,7 @@ final class CommandSuite {
                 accounts = client.openAccounts(ACCOUNTS);
             }
             double rate = ClosedLoop.runCount(64, index -> httpDeposits(lab, accounts, index),
-                    options.scale().depositsBeforeMemory());
+                    scale.depositsBeforeMemory());
             awaitProjected(lab);
             long deposits = deposits(lab);
             double rss = lab.residentMib();

@@ -54,12 +54,14 @@ final class CostSuite {
     }
 
     private final BenchOptions options;
+    private final BenchOptions.Scale scale;
     private final Report report;
     private final Path work;
     private final List<Variant> variants;
 
     CostSuite(BenchOptions options, Report report, Path work, List<Variant> variants) {
         this.options = options;
+        this.scale = options.scale();
         this.report = report;
         this.work = work;
         this.variants = List.copyOf(variants);
@@ -146,8 +148,8 @@ final class CostSuite {
                     .defaultSchema("ledger").locations("classpath:db/migration/ledger", "classpath:db/roles")
                     .placeholders(Map.of("servicerole", "", "servicepassword", "")).load().migrate();
             var accounts = JdbcCommands.openAccounts(url, ACCOUNTS);
-            var rates = ClosedLoop.run(CLIENTS, index -> JdbcCommands.depositClient(url, accounts, index), options.scale().warmup(),
-                    options.scale().window(), options.repetitions());
+            var rates = ClosedLoop.run(CLIENTS, index -> JdbcCommands.depositClient(url, accounts, index),
+                    scale.warmup(), scale.window(), options.repetitions());
             double ceiling = Stats.median(rates);
             report.put("command.ceiling_per_s", ceiling).put("command.ceiling_runs_per_s", rates);
             System.out.printf("ceiling: the deposit's transaction over JDBC, 64 threads, PostgreSQL alone: %s/s%n",
@@ -220,8 +222,8 @@ final class CostSuite {
 
     /** Keeps the load on until the lab's compiler threads rest ({@link LabProcess#isWarm}), or the limit. */
     private void warmer(Lab lab, ClosedLoop.Running load, long started) {
-        while (System.nanoTime() - started < options.scale().warmUpLimit().toNanos() && !load.failed()) {
-            double share = lab.process().compilerShareDuring(() -> Pause.millis(options.scale().warmUpWindow().toMillis()));
+        while (System.nanoTime() - started < scale.warmUpLimit().toNanos() && !load.failed()) {
+            double share = lab.process().compilerShareDuring(() -> Pause.millis(scale.warmUpWindow().toMillis()));
             if (LabProcess.isWarm(share)) {
                 return;
             }
@@ -245,10 +247,10 @@ final class CostSuite {
         var load = ClosedLoop.start(CLIENTS, index -> CommandSuite.httpDeposits(lab.process(), lab.accounts(), index));
         double rate;
         try {
-            Pause.millis(options.scale().warmup().toMillis());
+            Pause.millis(scale.warmup().toMillis());
             long counted = load.done();
             long started = System.nanoTime();
-            Pause.millis(options.scale().costWindow().toMillis());
+            Pause.millis(scale.costWindow().toMillis());
             rate = (load.done() - counted) / ((System.nanoTime() - started) / 1e9);
         } finally {
             // Once: the clients stop and are waited for, so that every deposit they sent is counted below.
@@ -301,8 +303,8 @@ final class CostSuite {
     private void besideThePipeline(Lab lab) throws Exception {
         CommandSuite.awaitProjected(lab.process());
         var url = lab.process().jdbcUrl();
-        var rates = ClosedLoop.run(CLIENTS, index -> JdbcCommands.depositClient(url, lab.accounts(), index), options.scale().warmup(),
-                options.scale().window(), 1);
+        var rates = ClosedLoop.run(CLIENTS, index -> JdbcCommands.depositClient(url, lab.accounts(), index),
+                scale.warmup(), scale.window(), 1);
         var prefix = lab.variant().prefix();
         report.put(prefix + "cost.beside_jdbc_per_s", rates.get(0))
                 .put(prefix + "cost.ratio64", report.number(prefix + "cost.deposits_per_s") / rates.get(0));
@@ -313,7 +315,7 @@ final class CostSuite {
     private void fixedRate(Lab lab) {
         MachineAtRest.await(Duration.ofSeconds(30));
         try (var client = new CommandClient(lab.process().commandApiPort(), lab.process().projectorPort())) {
-            var result = OpenLoop.run(client, lab.accounts(), FIXED_RATE, options.scale().fixedRateRun(), CLIENTS, 4,
+            var result = OpenLoop.run(client, lab.accounts(), FIXED_RATE, scale.fixedRateRun(), CLIENTS, 4,
                     lab.process().bootstrapServers());
             var prefix = lab.variant().prefix();
             report.put(prefix + "e2e.fixed300.p50_ms", millis(result, 50))

@@ -95,7 +95,8 @@ class KafkaClusterProofTest {
                 load.close();
 
                 var verdict = assertExact(pipeline, services.projector(), accounts, load);
-                assertThat(List.of(services.relay(), services.projector())).as("nobody restarted the relay or the projector")
+                assertThat(List.of(services.relay(), services.projector()))
+                        .as("nobody restarted the relay or the projector")
                         .allSatisfy(service -> assertThat(service.isAlive()).as("%s", service).isTrue());
                 System.out.printf("cluster leader killed seed=%d: node %d (pid %d, leading %d of 6 partitions)"
                         + " SIGKILLed under load; every partition had a new leader %d ms later; the pipeline made no"
@@ -159,8 +160,9 @@ class KafkaClusterProofTest {
                 var verdict = assertExact(pipeline, services.projector(), accounts, load);
                 return "down %d ms; %s; the backlog (every event stored until the nodes were back) was projected %d ms"
                         .formatted(downMillis, outage, drainedMillis) + " after they were ready; "
-                        + assertPublishedSince(pipeline, services.relay(), outage, verdict) + "; longest time without progress "
-                        + progress.longestStallMillis() + " ms; " + load.counts() + "; " + verdict;
+                        + assertPublishedSince(pipeline, services.relay(), outage, verdict)
+                        + "; longest time without progress " + progress.longestStallMillis() + " ms; " + load.counts()
+                        + "; " + verdict;
             }
         }
     }

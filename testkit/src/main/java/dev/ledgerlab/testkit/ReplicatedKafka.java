@@ -11,7 +11,8 @@ import java.util.List;
  * start it, once per test JVM, and it stops when the JVM exits.
  *
  * @param cluster        its nodes
- * @param infrastructure PostgreSQL as {@link TestInfrastructure} chose it, and this cluster's nodes as bootstrap servers
+ * @param infrastructure PostgreSQL as {@link TestInfrastructure} chose it, and this cluster's nodes as bootstrap
+ *                       servers
  */
 public record ReplicatedKafka(KafkaCluster cluster, Infrastructure infrastructure) {
 

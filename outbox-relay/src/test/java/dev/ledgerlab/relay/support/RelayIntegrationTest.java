@@ -156,7 +156,10 @@ public abstract class RelayIntegrationTest {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()));
     }
 
-    /** An accounts row and its AccountOpened event (version 1), inserted as the command API writes them (no API runs here). */
+    /**
+     * An accounts row and its AccountOpened event (version 1), inserted as the command API writes them (no API runs
+     * here).
+     */
     protected static EventEnvelope insertOpenedAccount(String owner, String traceparent, String tracestate) {
         var id = UUID.randomUUID();
         var now = Instant.now().truncatedTo(ChronoUnit.MICROS);

@@ -65,7 +65,8 @@ class ErrorHandlerConfiguration {
         ConsumerAwareRecordRecoverer recoverer = (record, consumer, exception) -> {
             @SuppressWarnings("unchecked")
             var stringRecord = (ConsumerRecord<String, String>) record;
-            var target = consumer != null && properties.replay().rebuildGroupId().equals(consumer.groupMetadata().groupId())
+            var target = consumer != null
+                    && properties.replay().rebuildGroupId().equals(consumer.groupMetadata().groupId())
                     ? ProjectionTables.REBUILD : ProjectionTables.LIVE;
             var unapplicable = cause(exception, UnapplicableEventException.class);
             if (unapplicable != null) {
