@@ -36,9 +36,9 @@ class ConcurrencyProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_concurrency");
-        var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-        api = started.get(0);
-        projector = started.get(1);
+        var started = pipeline.startAll();
+        api = started.api();
+        projector = started.projector();
     }
 
     @AfterAll

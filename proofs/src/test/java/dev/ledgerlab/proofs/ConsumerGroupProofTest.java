@@ -42,9 +42,9 @@ class ConsumerGroupProofTest {
     void sharesThePartitionsBetweenTwoProjectorsAndHandsThemOverWhenOneIsKilled() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_takeover")) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-            var api = started.get(0);
-            var first = started.get(1);
+            var started = pipeline.startAll();
+            var api = started.api();
+            var first = started.projector();
             var second = pipeline.projector();
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 var a = assigned(first);
@@ -127,9 +127,9 @@ class ConsumerGroupProofTest {
     @Test
     void recognisesEveryEventAsADuplicateWhenTheGroupReplaysFromTheEarliestOffset() throws Exception {
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_rewind")) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-            var api = started.get(0);
-            var projector = started.get(1);
+            var started = pipeline.startAll();
+            var api = started.api();
+            var projector = started.projector();
             var accounts = new ArrayList<UUID>();
             for (int i = 0; i < 10; i++) {
                 var account = CommandApiClient.at(api.port()).openAccount("proof");
@@ -174,9 +174,9 @@ class ConsumerGroupProofTest {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_zombie")) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-            var api = started.get(0);
-            var survivor = started.get(1);
+            var started = pipeline.startAll();
+            var api = started.api();
+            var survivor = started.projector();
             var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed)) {
                 // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
@@ -228,9 +228,9 @@ class ConsumerGroupProofTest {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
         try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_frozen_tx")) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-            var api = started.get(0);
-            var survivor = started.get(1);
+            var started = pipeline.startAll();
+            var api = started.api();
+            var survivor = started.projector();
             var accounts = CommandApiClient.at(api.port()).openAccounts(12);
             try (var load = new Load(api, accounts, seed)) {
                 var frozenMember = pipeline.projectorStoppingAt("freeze-before-db-commit", batch);

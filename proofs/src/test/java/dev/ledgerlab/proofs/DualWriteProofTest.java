@@ -43,7 +43,7 @@ class DualWriteProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_dual_write");
-        api = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector).get(0);
+        api = pipeline.startAll().api();
     }
 
     @AfterAll

@@ -27,10 +27,10 @@ class OutageProofTest {
         long seed = System.nanoTime();
         var postgres = DurablePostgres.get();
         try (var pipeline = Pipeline.isolated(postgres.infrastructure(), "proof_outage_postgres")) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::relay, pipeline::projector);
-            var api = started.get(0);
-            var relay = started.get(1);
-            var projector = started.get(2);
+            var started = pipeline.startAll();
+            var api = started.api();
+            var relay = started.relay();
+            var projector = started.projector();
             var services = List.of(api, relay, projector);
             var accounts = CommandApiClient.at(api.port()).openAccounts(8);
             try (var load = new Load(api, accounts, seed)) {
@@ -73,9 +73,9 @@ class OutageProofTest {
     void appliesEveryCommandExactlyOnceWhenTheCommandApiIsKilledAndClientsRetryWithTheirKeys() throws Exception {
         long seed = System.nanoTime();
         try (var pipeline = Pipeline.isolated(DurablePostgres.get().infrastructure(), "proof_outage_api")) {
-            var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-            var api = started.get(0);
-            var projector = started.get(1);
+            var started = pipeline.startAll();
+            var api = started.api();
+            var projector = started.projector();
             var accounts = CommandApiClient.at(api.port()).openAccounts(8);
             try (var load = new Load(api, accounts, seed)) {
                 load.awaitMore(300, Duration.ofSeconds(90));

@@ -43,9 +43,9 @@ class ReplayProofTest {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_replay");
-        var started = pipeline.together(pipeline::commandApi, pipeline::projector, pipeline::relay);
-        api = started.get(0);
-        first = started.get(1);
+        var started = pipeline.startAll();
+        api = started.api();
+        first = started.projector();
         second = pipeline.projector();
     }
 
