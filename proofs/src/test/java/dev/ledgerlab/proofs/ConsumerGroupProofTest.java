@@ -26,6 +26,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,14 +40,33 @@ import org.junit.jupiter.api.Test;
  */
 class ConsumerGroupProofTest {
 
+    /**
+     * The command API and the relay that the scenarios of members dying or freezing share: their faults strike the
+     * projectors only. Each of those scenarios starts its own members and stops them, so the group is empty between
+     * scenarios, and each checks its own accounts and the whole pipeline. The scenario of five members (three
+     * partitions) and the rewind (whose re-reads the checker counts for the whole database) have pipelines of their own.
+     */
+    private static Pipeline shared;
+    private static ServiceProcess sharedApi;
+
+    @BeforeAll
+    static void start() {
+        shared = Pipeline.isolated(TestInfrastructure.get(), "proof_group_members");
+        sharedApi = shared.together(shared::commandApi, shared::relay).get(0);
+    }
+
+    @AfterAll
+    static void stop() {
+        shared.close();
+    }
+
     @Test
     void sharesThePartitionsBetweenTwoProjectorsAndHandsThemOverWhenOneIsKilled() throws Exception {
         long seed = System.nanoTime();
-        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_takeover")) {
-            var started = pipeline.startAll();
-            var api = started.api();
-            var first = started.projector();
-            var second = pipeline.projector();
+        var pipeline = shared;
+        var api = sharedApi;
+        var members = pipeline.together(pipeline::projector, pipeline::projector);
+        try (var first = members.get(0); var second = members.get(1)) {
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 var a = assigned(first);
                 var b = assigned(second);
@@ -173,14 +194,13 @@ class ConsumerGroupProofTest {
     void refusesTheBatchAFrozenMemberHeldWhenItWakesAfterTheGroupHasMovedOn() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_zombie")) {
-            var started = pipeline.startAll();
-            var api = started.api();
-            var survivor = started.projector();
+        var pipeline = shared;
+        var api = sharedApi;
+        try (var survivor = pipeline.projector()) {
             var accounts = CommandApiClient.at(api.port()).openAccounts(12);
-            try (var load = new Load(api, accounts, seed)) {
-                // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
-                var zombie = pipeline.projectorStoppingAt("freeze-holding-batch", batch);
+            try (var load = new Load(api, accounts, seed);
+                    // A second member joins, takes its share of the partitions, and freezes (SIGSTOP) holding a batch.
+                    var zombie = pipeline.projectorStoppingAt("freeze-holding-batch", batch)) {
                 var freezing = Faults.awaitFrozen(zombie, Duration.ofSeconds(120));
                 var held = Faults.batchRanges(freezing);
                 long heldRecords = held.values().stream().mapToLong(range -> range[1] - range[0] + 1).sum();
@@ -227,13 +247,12 @@ class ConsumerGroupProofTest {
     void carriesOnWhenAMemberFreezesInsideItsTransactionHoldingRowLocks() throws Exception {
         long seed = System.nanoTime();
         int batch = 3 + new Random(seed).nextInt(5);
-        try (var pipeline = Pipeline.isolated(TestInfrastructure.get(), "proof_group_frozen_tx")) {
-            var started = pipeline.startAll();
-            var api = started.api();
-            var survivor = started.projector();
+        var pipeline = shared;
+        var api = sharedApi;
+        try (var survivor = pipeline.projector()) {
             var accounts = CommandApiClient.at(api.port()).openAccounts(12);
-            try (var load = new Load(api, accounts, seed)) {
-                var frozenMember = pipeline.projectorStoppingAt("freeze-before-db-commit", batch);
+            try (var load = new Load(api, accounts, seed);
+                    var frozenMember = pipeline.projectorStoppingAt("freeze-before-db-commit", batch)) {
                 var freezing = Faults.awaitFrozen(frozenMember, Duration.ofSeconds(120));
                 var held = Faults.batchRanges(freezing);
                 long frozen = System.nanoTime();

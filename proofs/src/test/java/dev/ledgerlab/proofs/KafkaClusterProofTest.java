@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -45,7 +46,17 @@ class KafkaClusterProofTest {
     private static final List<String> FAIL_FAST = List.of("--relay.delivery-timeout=3s",
             "--relay.restart-backoff-max=2s");
 
-    private final ReplicatedKafka kafka = ReplicatedKafka.get();
+    private static final ReplicatedKafka kafka = ReplicatedKafka.get();
+    /** The outage scenarios' pipeline and its services, started by the first of them. */
+    private static Pipeline outages;
+    private static Pipeline.Services outageServices;
+
+    @AfterAll
+    static void stopOutagePipeline() {
+        if (outages != null) {
+            outages.close();
+        }
+    }
 
     /** Every scenario leaves the cluster whole for the next. */
     @AfterEach
@@ -114,7 +125,7 @@ class KafkaClusterProofTest {
         int survivor = 1 + random.nextInt(ReplicatedKafka.NODES);
         var killed = IntStream.rangeClosed(1, ReplicatedKafka.NODES).filter(id -> id != survivor).toArray();
         int returning = killed[random.nextInt(killed.length)];
-        var outage = outage("proof_cluster_minority", seed, killed, new int[] {returning}, Duration.ZERO);
+        var outage = outage(seed, killed, new int[] {returning}, Duration.ZERO);
         System.out.printf("cluster minority seed=%d: nodes %s SIGKILLed, node %d left alone, node %d started again;"
                 + " %s%n", seed, Arrays.toString(killed), survivor, returning, outage);
     }
@@ -124,50 +135,55 @@ class KafkaClusterProofTest {
         long seed = System.nanoTime();
         var nodes = IntStream.rangeClosed(1, ReplicatedKafka.NODES).toArray();
         // At least 15 s without any broker, commands flowing all along.
-        var outage = outage("proof_cluster_down", seed, nodes, nodes, Duration.ofSeconds(15));
+        var outage = outage(seed, nodes, nodes, Duration.ofSeconds(15));
         System.out.printf("cluster down seed=%d: all %d nodes SIGKILLed, then started again; %s%n", seed,
                 nodes.length, outage);
     }
 
     /**
-     * One outage under load, in a pipeline of its own: {@code killed} are SIGKILLed, the outage is checked while it
+     * One outage under load, in the pipeline the outage scenarios share (their faults strike the brokers, and every
+     * figure of an outage is measured from its own start): {@code killed} are SIGKILLed, the outage is checked while it
      * lasts (at least {@code atLeastDown}), {@code returning} start again, the backlog drains while commands keep
      * coming, and the end state is checked. Returns what it measured.
      */
-    private String outage(String name, long seed, int[] killed, int[] returning, Duration atLeastDown)
-            throws Exception {
-        try (var pipeline = pipeline(name, FAIL_FAST)) {
-            var services = pipeline.startAll();
-            var accounts = CommandApiClient.at(services.api().port()).openAccounts(12);
-            try (var load = new Load(services.api(), accounts, seed); var progress = new ProgressWatch(pipeline)) {
-                load.awaitMore(300, Duration.ofSeconds(90));
-                for (int id : killed) {
-                    assertThat(kafka.cluster().kill(id)).as("SIGKILL of node %d", id).isEqualTo(137);
-                }
-                long down = System.nanoTime();
-                var outage = assertNothingPublishedWhileKafkaCannotAcknowledge(pipeline, services.relay(), load);
-                await().atMost(atLeastDown.plusSeconds(60)).until(() -> millisSince(down) >= atLeastDown.toMillis());
-                long downMillis = millisSince(down);
-
-                long storedBeforeReturn = eventsStored(pipeline);
-                kafka.cluster().start(returning);
-                long back = System.nanoTime();
-                awaitApplied(pipeline, storedBeforeReturn);
-                long drainedMillis = millisSince(back);
-                load.awaitMore(200, Duration.ofSeconds(60));
-                load.close();
-
-                var verdict = assertExact(pipeline, services.projector(), accounts, load);
-                return "down %d ms; %s; the backlog (every event stored until the nodes were back) was projected %d ms"
-                        .formatted(downMillis, outage, drainedMillis) + " after they were ready; "
-                        + assertPublishedSince(pipeline, services.relay(), outage, verdict)
-                        + "; longest time without progress " + progress.longestStallMillis() + " ms; " + load.counts()
-                        + "; " + verdict;
+    private String outage(long seed, int[] killed, int[] returning, Duration atLeastDown) throws Exception {
+        if (outages == null) {
+            outages = pipeline("proof_cluster_outage", FAIL_FAST);
+            outageServices = outages.startAll();
+        }
+        var pipeline = outages;
+        var services = outageServices;
+        var accounts = CommandApiClient.at(services.api().port()).openAccounts(12);
+        try (var load = new Load(services.api(), accounts, seed); var progress = new ProgressWatch(pipeline)) {
+            load.awaitMore(300, Duration.ofSeconds(90));
+            // The pipeline flows end to end before the fault (an outage before it may have just ended).
+            awaitApplied(pipeline, eventsStored(pipeline));
+            for (int id : killed) {
+                assertThat(kafka.cluster().kill(id)).as("SIGKILL of node %d", id).isEqualTo(137);
             }
+            long down = System.nanoTime();
+            var outage = assertNothingPublishedWhileKafkaCannotAcknowledge(pipeline, services.relay(), load);
+            await().atMost(atLeastDown.plusSeconds(60)).until(() -> millisSince(down) >= atLeastDown.toMillis());
+            long downMillis = millisSince(down);
+
+            long storedBeforeReturn = eventsStored(pipeline);
+            kafka.cluster().start(returning);
+            long back = System.nanoTime();
+            awaitApplied(pipeline, storedBeforeReturn);
+            long drainedMillis = millisSince(back);
+            load.awaitMore(200, Duration.ofSeconds(60));
+            load.close();
+
+            var verdict = assertExact(pipeline, services.projector(), accounts, load);
+            return "down %d ms; %s; the backlog (every event stored until the nodes were back) was projected %d ms"
+                    .formatted(downMillis, outage, drainedMillis) + " after they were ready; "
+                    + assertPublishedSince(pipeline, services.relay(), outage, verdict)
+                    + "; longest time without progress " + progress.longestStallMillis() + " ms; " + load.counts()
+                    + "; " + verdict;
         }
     }
 
-    private Pipeline pipeline(String name, List<String> relaySettings) {
+    private static Pipeline pipeline(String name, List<String> relaySettings) {
         var args = new ArrayList<>(kafka.serviceArguments());
         args.addAll(relaySettings);
         return Pipeline.isolated(kafka.infrastructure(), name, args.toArray(String[]::new));
