@@ -19,7 +19,7 @@ import picocli.CommandLine.Unmatched;
  * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
  */
 record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String bind, Set<String> services,
-        List<String> passThrough) {
+        boolean processes, List<String> passThrough) {
 
     /** The services listen on the loopback interface only, unless told otherwise. */
     static final String DEFAULT_BIND = "127.0.0.1";
@@ -69,6 +69,10 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
                 description = "which to start, default command-api,outbox-relay,projector")
         List<String> services = List.copyOf(LabServices.ALL);
 
+        @Option(names = "--processes", description = {"each service in a JVM of its own, as in production: kill one "
+                + "(its pid is in the banner) and watch the pipeline absorb it while the lab starts it again"})
+        boolean processes;
+
         @Option(names = "--postgres-setting", paramLabel = "NAME=VALUE", description = "a PostgreSQL server setting "
                 + "(repeatable), e.g. fsync=off for speed at the cost of durability")
         Map<String, String> postgresSettings = new LinkedHashMap<>();
@@ -84,11 +88,12 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
     static final String USAGE = new CommandLine(new Cli()).getUsageMessage(CommandLine.Help.Ansi.OFF);
 
     /**
-     * Whether this lab loads every class a lab can: all three services and the broker in this JVM. Only such a lab's
+     * Whether this lab loads every class a lab can: all three services and the broker in this JVM (not
+     * {@code --processes}). Only such a lab's
      * class data archive is worth keeping for every later start (see {@link LedgerLab}).
      */
     boolean runsEverythingInThisJvm() {
-        return services.containsAll(LabServices.ALL) && stack.kafkaNodes() == 1;
+        return services.containsAll(LabServices.ALL) && stack.kafkaNodes() == 1 && !processes;
     }
 
     /**
@@ -128,7 +133,8 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         }
         var ports = new LabServices.Ports(port("--command-api-port", cli.commandApiPort),
                 port("--projector-port", cli.projectorPort), port("--relay-port", cli.relayPort));
-        return new LabOptions(stack, ports, cli.bind, services(cli.services), List.copyOf(cli.passThrough));
+        return new LabOptions(stack, ports, cli.bind, services(cli.services), cli.processes,
+                List.copyOf(cli.passThrough));
     }
 
     private static String required(String name, String value) {

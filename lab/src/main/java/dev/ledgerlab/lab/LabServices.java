@@ -22,7 +22,7 @@ import org.springframework.context.support.GenericApplicationContext;
  * applications run as separate processes when given the same properties (spring.datasource.*,
  * spring.kafka.bootstrap-servers, server.port) another way.
  */
-public final class LabServices implements AutoCloseable {
+public final class LabServices implements RunningServices {
 
     public record Infrastructure(String jdbcUrl, String username, String password, String bootstrapServers) {
     }
@@ -114,13 +114,9 @@ public final class LabServices implements AutoCloseable {
                     // picked, known once it has started).
                     int apiPort = ports.commandApi() != 0 || !services.contains(COMMAND_API) ? ports.commandApi()
                             : port(commandApi.join());
-                    var projectorArgs = new ArrayList<>(passThrough);
-                    projectorArgs.add(0, "--projector.page.command-api-url=http://localhost:" + apiPort);
-                    if (passThrough.stream().noneMatch(arg -> arg.startsWith("--" + MAX_POLL_RECORDS + "="))) {
-                        projectorArgs.add(0, "--" + MAX_POLL_RECORDS + "=" + LAB_MAX_POLL_RECORDS);
-                    }
                     return run(ProjectorApplication.class, ProjectorApplication.CONFIG_NAME, infrastructure,
-                            ports.projector(), projectorArgs, first.equals(PROJECTOR), loggingReady::countDown);
+                            ports.projector(), projectorArguments(apiPort, passThrough), first.equals(PROJECTOR),
+                            loggingReady::countDown);
                 });
         var running = new ArrayList<ConfigurableApplicationContext>();
         var commandApiContext = joined(commandApi, running);
@@ -203,14 +199,7 @@ public final class LabServices implements AutoCloseable {
             // Tomcat's threads, by port: the request filter names requests, not what Tomcat logs around them.
             ServiceNames.threads(service, "nio-" + port + "-");
         }
-        var args = new ArrayList<>(passThrough);
-        // Command-line arguments outrank each service's application.yml, so the lab's infrastructure wins.
-        args.add("--spring.datasource.url=" + infrastructure.jdbcUrl());
-        // The embedded server's admin user migrates; each service connects as its own role (its application.yml).
-        args.add("--spring.flyway.user=" + infrastructure.username());
-        args.add("--spring.flyway.password=" + infrastructure.password());
-        args.add("--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers());
-        args.add("--server.port=" + port);
+        var args = arguments(infrastructure, port, passThrough);
         // The lines logged while it starts are its own; so are those of each request it serves.
         MDC.put(ServiceNames.MDC_KEY, service);
         try {
@@ -231,6 +220,29 @@ public final class LabServices implements AutoCloseable {
         }
     }
 
+    /** A service's arguments in this lab: what it is given, then the lab's PostgreSQL, Kafka and its port. */
+    static List<String> arguments(Infrastructure infrastructure, int port, List<String> passThrough) {
+        var args = new ArrayList<>(passThrough);
+        // Command-line arguments outrank each service's application.yml, so the lab's infrastructure wins.
+        args.add("--spring.datasource.url=" + infrastructure.jdbcUrl());
+        // The embedded server's admin user migrates; each service connects as its own role (its application.yml).
+        args.add("--spring.flyway.user=" + infrastructure.username());
+        args.add("--spring.flyway.password=" + infrastructure.password());
+        args.add("--spring.kafka.bootstrap-servers=" + infrastructure.bootstrapServers());
+        args.add("--server.port=" + port);
+        return args;
+    }
+
+    /** What the projector is given besides: its page's command API, and the lab's poll size unless set. */
+    static List<String> projectorArguments(int commandApiPort, List<String> passThrough) {
+        var args = new ArrayList<>(passThrough);
+        args.add(0, "--projector.page.command-api-url=http://localhost:" + commandApiPort);
+        if (passThrough.stream().noneMatch(arg -> arg.startsWith("--" + MAX_POLL_RECORDS + "="))) {
+            args.add(0, "--" + MAX_POLL_RECORDS + "=" + LAB_MAX_POLL_RECORDS);
+        }
+        return args;
+    }
+
     /** Null when the lab was started without it; likewise {@link #relay()} and {@link #projector()}. */
     public ConfigurableApplicationContext commandApi() {
         return commandApi;
@@ -242,6 +254,23 @@ public final class LabServices implements AutoCloseable {
 
     public ConfigurableApplicationContext projector() {
         return projector;
+    }
+
+    @Override
+    public int port(String service) {
+        var context = switch (service) {
+            case COMMAND_API -> commandApi;
+            case OUTBOX_RELAY -> relay;
+            case PROJECTOR -> projector;
+            default -> throw new IllegalArgumentException("no service " + service);
+        };
+        return context == null ? 0 : port(context);
+    }
+
+    /** None of its own: every service runs in the lab's JVM. */
+    @Override
+    public java.util.OptionalLong pid(String service) {
+        return java.util.OptionalLong.empty();
     }
 
     public static int port(ConfigurableApplicationContext service) {

@@ -14,11 +14,11 @@ import java.util.List;
 public final class LedgerLab implements AutoCloseable {
 
     private final EmbeddedStack stack;
-    private final LabServices services;
+    private final RunningServices services;
     private final OperatorPassword operator;
     private final String bind;
 
-    private LedgerLab(EmbeddedStack stack, LabServices services, OperatorPassword operator, String bind) {
+    private LedgerLab(EmbeddedStack stack, RunningServices services, OperatorPassword operator, String bind) {
         this.stack = stack;
         this.services = services;
         this.operator = operator;
@@ -79,8 +79,11 @@ public final class LedgerLab implements AutoCloseable {
                     args.add("--" + property + "=" + nodes);
                 }
             }
-            return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), args, options.services(),
-                    stack::kafka), operator, options.bind());
+            var services = options.processes()
+                    ? ServiceProcesses.start(infrastructure, options.ports(), options.bind(), args, options.services(),
+                            stack::kafka)
+                    : LabServices.start(infrastructure, options.ports(), args, options.services(), stack::kafka);
+            return new LedgerLab(stack, services, operator, options.bind());
         } catch (RuntimeException e) {
             stack.close();
             throw e;
@@ -93,22 +96,24 @@ public final class LedgerLab implements AutoCloseable {
 
                 Ledger Lab is up in %.1f s. Data: %s (a restart continues from it; --fresh starts afresh)
                 """.formatted(startMillis / 1000.0, stack.settings().baseDirectory()));
-        if (services.commandApi() != null) {
+        int commandApi = services.port(LabServices.COMMAND_API);
+        int projector = services.port(LabServices.PROJECTOR);
+        int relay = services.port(LabServices.OUTBOX_RELAY);
+        if (commandApi != 0) {
             lines.append("  command API   http://localhost:%d   POST /accounts, POST /accounts/{id}/deposits|withdrawals,"
-                    .formatted(LabServices.port(services.commandApi())) + " POST /transfers\n");
+                    .formatted(commandApi) + " POST /transfers" + pid(LabServices.COMMAND_API) + "\n");
         }
-        if (services.projector() != null) {
-            int projector = LabServices.port(services.projector());
-            lines.append("  projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status\n"
-                    .formatted(projector));
+        if (projector != 0) {
+            lines.append("  projector     http://localhost:%d   GET /accounts/{id}/balance?minVersion=N, GET /projection/status"
+                    .formatted(projector) + pid(LabServices.PROJECTOR) + "\n");
         }
-        if (services.relay() != null) {
-            lines.append("  outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)\n"
-                    .formatted(LabServices.port(services.relay())));
+        if (relay != 0) {
+            lines.append("  outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)"
+                    .formatted(relay) + pid(LabServices.OUTBOX_RELAY) + "\n");
         }
-        if (services.projector() != null) {
+        if (projector != 0) {
             lines.append("  pipeline page http://localhost:%d/  watch a deposit travel, lag charts, replays (operator)\n"
-                    .formatted(LabServices.port(services.projector())));
+                    .formatted(projector));
         }
         lines.append("""
                   PostgreSQL    %s   user %s, schemas ledger and projection
@@ -117,11 +122,27 @@ public final class LedgerLab implements AutoCloseable {
                 The services listen on %s only (--bind=ADDRESS to change).
                 """.formatted(postgres.jdbcUrl(), postgres.username(), stack.kafka().bootstrapServers(), kafkaNodes(),
                 operator.password(), operator.source(), bind));
-        if (services.commandApi() != null) {
+        if (commandApi != 0) {
             lines.append("Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{\"owner\":\"alice\"}'\n"
-                    .formatted(LabServices.port(services.commandApi())));
+                    .formatted(commandApi));
+        }
+        if (services.pid(LabServices.COMMAND_API).isPresent() || services.pid(LabServices.OUTBOX_RELAY).isPresent()
+                || services.pid(LabServices.PROJECTOR).isPresent()) {
+            lines.append("Break: kill -9 a service's pid (or kill -STOP, then kill -CONT): the lab starts a killed one"
+                    + " again; docs/break-it.md\n");
         }
         return lines.append("Stop: Ctrl-C\n").toString();
+    }
+
+    /** A line under the service's with its pid, when it runs in a process of its own. */
+    private String pid(String service) {
+        var pid = services.pid(service);
+        return pid.isPresent() ? "\n" + " ".repeat(35) + "pid " + pid.getAsLong() + " (a JVM of its own)" : "";
+    }
+
+    /** The lab's services, whichever way they run. */
+    RunningServices services() {
+        return services;
     }
 
     /** For a cluster: what each copy means, and each node with its process. */

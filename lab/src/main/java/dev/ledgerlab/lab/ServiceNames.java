@@ -29,6 +29,13 @@ public final class ServiceNames extends ClassicConverter {
             "org.apache.kafka.connect", "outbox-relay");
     /** Thread-name fragments, registered by each service as it starts. */
     private static final Map<String, String> THREADS = new ConcurrentHashMap<>();
+    /** The service whose process this is, when it runs in one of its own ({@link ServiceMain}). */
+    private static volatile String wholeProcess;
+
+    /** Every line of this process is {@code service}'s: it runs alone in it. */
+    static void wholeProcess(String service) {
+        wholeProcess = service;
+    }
 
     /** Lines on threads whose name contains any of these fragments belong to {@code service}. */
     static void threads(String service, String... fragments) {
@@ -55,6 +62,9 @@ public final class ServiceNames extends ClassicConverter {
     }
 
     static String of(String mdc, String logger, String thread) {
+        if (wholeProcess != null) {
+            return wholeProcess;
+        }
         if (mdc != null) {
             return mdc;
         }

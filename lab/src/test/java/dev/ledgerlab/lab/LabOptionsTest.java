@@ -19,6 +19,10 @@ class LabOptionsTest {
         assertThat(LabOptions.parse("--services=command-api").runsEverythingInThisJvm()).isFalse();
         assertThat(LabOptions.parse("--services=outbox-relay,projector").runsEverythingInThisJvm()).isFalse();
         assertThat(LabOptions.parse("--kafka-nodes=3").runsEverythingInThisJvm()).isFalse();
+        assertThat(LabOptions.parse("--processes").runsEverythingInThisJvm()).as("the services in JVMs of their own")
+                .isFalse();
+        assertThat(LabOptions.parse("--processes").processes()).isTrue();
+        assertThat(LabOptions.parse().processes()).isFalse();
     }
 
     @Test

@@ -1,0 +1,302 @@
+package dev.ledgerlab.lab;
+
+import dev.ledgerlab.infra.EmbeddedStack;
+import dev.ledgerlab.infra.JavaCommand;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The lab's services each in a JVM of its own ({@code ./ledger-lab --processes}), supervised by the lab's JVM, which
+ * keeps PostgreSQL and Kafka: started together, their lines in the lab's output (each naming its service), started
+ * again when one exits while the lab runs (a learner's {@code kill -9}, a crash), stopped with the lab. A service
+ * outlives neither: {@link ServiceMain} exits when its standard input, a pipe from this JVM, ends.
+ *
+ * <p>Written here rather than taken from a library: supervising child JVMs is what systemd, Docker or Kubernetes do
+ * outside Java, and the lab runs with nothing installed but Java 17.
+ */
+final class ServiceProcesses implements RunningServices {
+
+    /**
+     * Each service's JVM: small heaps and the serial collector, as the lab's own (lab/jvm.options); the lab's class
+     * data archive too, when it maps one (the same classpath, so the same classes).
+     */
+    private static final List<String> JVM_FLAGS = List.of("-XX:+UseSerialGC", "-Xms32m", "-Xmx192m",
+            "-XX:+UnlockExperimentalVMOptions", "-XX:+IgnoreUnrecognizedVMOptions", "-XX:TrimNativeHeapInterval=5000",
+            "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+    private static final Duration READY_WITHIN = Duration.ofMinutes(2);
+    /** The first restart after an exit; doubled while a service keeps exiting soon after it started, up to the most. */
+    private static final Duration FIRST_RESTART = Duration.ofSeconds(1);
+    private static final Duration MOST_RESTART = Duration.ofSeconds(30);
+
+    private final Map<String, Child> children;
+    private final ScheduledExecutorService supervisor;
+    private volatile boolean closing;
+    private final AtomicInteger signalledToStop = new AtomicInteger();
+
+    private ServiceProcesses(Map<String, Child> children, ScheduledExecutorService supervisor) {
+        this.children = children;
+        this.supervisor = supervisor;
+    }
+
+    /**
+     * Starts the named services side by side, the command API at once, the relay and the projector once {@code
+     * kafkaReady} returns, and waits until each is ready; on failure stops those that started and throws.
+     */
+    static ServiceProcesses start(LabServices.Infrastructure infrastructure, LabServices.Ports ports, String bind,
+            List<String> passThrough, Set<String> services, Runnable kafkaReady) {
+        // A thread per service: one service's restart waits for its readiness, and must not hold up another's.
+        var supervisor = Executors.newScheduledThreadPool(LabServices.ALL.size(), runnable -> {
+            var thread = new Thread(runnable, "ledger-lab-supervisor");
+            thread.setDaemon(true);
+            return thread;
+        });
+        int apiPort = port(ports.commandApi());
+        var children = new LinkedHashMap<String, Child>();
+        var lab = new ServiceProcesses(children, supervisor);
+        var flags = new ArrayList<>(JVM_FLAGS);
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(flag -> flag.startsWith("-XX:SharedArchiveFile=")).forEach(flags::add);
+        if (services.contains(LabServices.COMMAND_API)) {
+            children.put(LabServices.COMMAND_API, lab.new Child(LabServices.COMMAND_API, apiPort, bind, flags,
+                    LabServices.arguments(infrastructure, apiPort, passThrough)));
+        }
+        if (services.contains(LabServices.OUTBOX_RELAY)) {
+            int port = port(ports.relay());
+            children.put(LabServices.OUTBOX_RELAY, lab.new Child(LabServices.OUTBOX_RELAY, port, bind, flags,
+                    LabServices.arguments(infrastructure, port, passThrough)));
+        }
+        if (services.contains(LabServices.PROJECTOR)) {
+            int port = port(ports.projector());
+            children.put(LabServices.PROJECTOR, lab.new Child(LabServices.PROJECTOR, port, bind, flags,
+                    LabServices.arguments(infrastructure, port, LabServices.projectorArguments(apiPort, passThrough))));
+        }
+        try {
+            var starts = children.values().stream().map(child -> CompletableFuture.runAsync(() -> {
+                if (!child.service.equals(LabServices.COMMAND_API)) {
+                    kafkaReady.run();
+                }
+                child.spawn();
+                child.awaitReady();
+            }, runnable -> {
+                var thread = new Thread(runnable, "start-" + child.service);
+                thread.setDaemon(true);
+                thread.start();
+            })).toList();
+            starts.forEach(CompletableFuture::join);
+            return lab;
+        } catch (RuntimeException e) {
+            lab.close();
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    private static int port(int port) {
+        return port != 0 ? port : EmbeddedStack.freeListenPort();
+    }
+
+    @Override
+    public int port(String service) {
+        var child = children.get(service);
+        return child == null ? 0 : child.port;
+    }
+
+    @Override
+    public OptionalLong pid(String service) {
+        var child = children.get(service);
+        var process = child == null ? null : child.process;
+        return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
+    }
+
+    /** How many times the lab started {@code service} again after it exited. */
+    int restarts(String service) {
+        return children.get(service).restarts;
+    }
+
+    /** Services that did not stop when their standard input ended, and were sent a signal ({@link #close}). */
+    int signalledToStop() {
+        return signalledToStop.get();
+    }
+
+    /** The exit code of {@code service}'s last process that exited while the lab ran; -1 if none did. */
+    int lastExit(String service) {
+        return children.get(service).lastExit;
+    }
+
+    /**
+     * Stops the projector, the relay, then the command API, as a killed lab's JVM would: by ending each one's standard
+     * input ({@link ServiceMain} then exits as on Ctrl-C). One still running 30 s later gets SIGTERM, then SIGKILL.
+     */
+    @Override
+    public void close() {
+        closing = true;
+        supervisor.shutdownNow();
+        var order = new ArrayList<>(children.values());
+        java.util.Collections.reverse(order);
+        for (var child : order) {
+            child.stop();
+        }
+    }
+
+    /** One service's process, and each one that replaces it. */
+    private final class Child {
+
+        private final String service;
+        private final int port;
+        private final URI readiness;
+        private final List<String> command;
+        private volatile Process process;
+        private volatile long startedNanos;
+        private volatile Duration nextRestart = FIRST_RESTART;
+        private volatile int restarts;
+        private volatile int lastExit = -1;
+
+        Child(String service, int port, String bind, List<String> flags, List<String> args) {
+            this.service = service;
+            this.port = port;
+            // Asked where it listens; on every interface, this machine's loopback reaches it.
+            var host = bind.equals("0.0.0.0") || bind.equals("::") ? "127.0.0.1" : bind;
+            this.readiness = URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port
+                    + "/actuator/health/readiness");
+            var all = new ArrayList<String>();
+            all.add(service);
+            all.addAll(args);
+            this.command = JavaCommand.of(ServiceMain.class, flags, all);
+        }
+
+        synchronized void spawn() {
+            try {
+                // Standard input stays a pipe from this JVM: the service stops when it ends (ServiceMain).
+                var started = new ProcessBuilder(command).redirectErrorStream(true).start();
+                startedNanos = System.nanoTime();
+                process = started;
+                var output = new Thread(() -> copyOutput(started), service + "-output");
+                output.setDaemon(true);
+                output.start();
+                started.onExit().thenAccept(this::exited);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start " + service, e);
+            }
+        }
+
+        /** Its lines into the lab's output as they come (each names the service: ServiceNames). */
+        private void copyOutput(Process from) {
+            try (var lines = new BufferedReader(new InputStreamReader(from.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    System.out.println(line);
+                }
+            } catch (IOException ended) {
+                // The process is gone.
+            }
+        }
+
+        void awaitReady() {
+            var client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            var request = HttpRequest.newBuilder(readiness).timeout(Duration.ofSeconds(5)).build();
+            long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+            var awaited = process;
+            while (System.nanoTime() < deadline) {
+                if (!awaited.isAlive()) {
+                    throw new IllegalStateException(service + " (pid " + awaited.pid() + ") exited with code "
+                            + awaited.exitValue() + " as it started: its lines above say why");
+                }
+                try {
+                    if (client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        return;
+                    }
+                } catch (IOException notYet) {
+                    // Not listening yet.
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while " + service + " started", e);
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while " + service + " started", e);
+                }
+            }
+            throw new IllegalStateException(service + " was not ready within " + READY_WITHIN);
+        }
+
+        /** Starts it again unless the lab is stopping; sooner after a long run, later after a short one. */
+        private void exited(Process gone) {
+            if (closing || gone != process) {
+                return;
+            }
+            lastExit = gone.exitValue();
+            long ranNanos = System.nanoTime() - startedNanos;
+            var delay = ranNanos > MOST_RESTART.toNanos() ? FIRST_RESTART : nextRestart;
+            nextRestart = delay.multipliedBy(2).compareTo(MOST_RESTART) > 0 ? MOST_RESTART : delay.multipliedBy(2);
+            System.out.printf("%n%s (pid %d) exited with code %d%s; the lab starts it again in %d s%n%n", service,
+                    gone.pid(), lastExit, lastExit == 137 ? " (SIGKILL)" : "", delay.toSeconds());
+            long exitedNanos = System.nanoTime();
+            try {
+                supervisor.schedule(() -> restart(exitedNanos), delay.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // The lab is stopping.
+            }
+        }
+
+        private void restart(long exitedNanos) {
+            if (closing) {
+                return;
+            }
+            try {
+                spawn();
+                restarts++;
+                awaitReady();
+                System.out.printf("%n%s is up again as pid %d, %.1f s after it exited%n%n", service, process.pid(),
+                        (System.nanoTime() - exitedNanos) / 1e9);
+            } catch (RuntimeException e) {
+                // Its exit, if it exited, schedules the next attempt.
+                System.out.printf("%n%s did not come up again: %s%n%n", service, e.getMessage());
+            }
+        }
+
+        synchronized void stop() {
+            var running = process;
+            if (running == null || !running.isAlive()) {
+                return;
+            }
+            try {
+                running.getOutputStream().close();
+            } catch (IOException alreadyClosed) {
+                // The pipe is gone already.
+            }
+            try {
+                if (!running.waitFor(30, TimeUnit.SECONDS)) {
+                    signalledToStop.incrementAndGet();
+                    running.destroy();
+                    if (!running.waitFor(30, TimeUnit.SECONDS)) {
+                        running.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running.destroyForcibly();
+            }
+        }
+    }
+}
