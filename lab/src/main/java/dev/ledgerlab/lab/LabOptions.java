@@ -19,7 +19,10 @@ import picocli.CommandLine.Unmatched;
  * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
  */
 record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String bind, Set<String> services,
-        boolean processes, List<String> passThrough) {
+        boolean processes, int labPort, List<String> passThrough) {
+
+    /** The lab's own operator endpoint, with --processes: {@code ./ledger-lab break} (LabControl). */
+    static final int DEFAULT_LAB_PORT = 8083;
 
     /** The services listen on the loopback interface only, unless told otherwise. */
     static final String DEFAULT_BIND = "127.0.0.1";
@@ -72,6 +75,10 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         @Option(names = "--processes", description = {"each service in a JVM of its own, as in production: kill one "
                 + "(its pid is in the banner) and watch the pipeline absorb it while the lab starts it again"})
         boolean processes;
+
+        @Option(names = "--lab-port", paramLabel = "N", description = "with --processes, where ./ledger-lab break "
+                + "reaches the lab (operator only), default ${DEFAULT-VALUE}")
+        int labPort = DEFAULT_LAB_PORT;
 
         @Option(names = "--postgres-setting", paramLabel = "NAME=VALUE", description = "a PostgreSQL server setting "
                 + "(repeatable), e.g. fsync=off for speed at the cost of durability")
@@ -134,7 +141,7 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         var ports = new LabServices.Ports(port("--command-api-port", cli.commandApiPort),
                 port("--projector-port", cli.projectorPort), port("--relay-port", cli.relayPort));
         return new LabOptions(stack, ports, cli.bind, services(cli.services), cli.processes,
-                List.copyOf(cli.passThrough));
+                port("--lab-port", cli.labPort), List.copyOf(cli.passThrough));
     }
 
     private static String required(String name, String value) {

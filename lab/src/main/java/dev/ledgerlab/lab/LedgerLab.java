@@ -15,12 +15,16 @@ public final class LedgerLab implements AutoCloseable {
 
     private final EmbeddedStack stack;
     private final RunningServices services;
+    /** With --processes: the endpoint of ./ledger-lab break; null otherwise. */
+    private final LabControl control;
     private final OperatorPassword operator;
     private final String bind;
 
-    private LedgerLab(EmbeddedStack stack, RunningServices services, OperatorPassword operator, String bind) {
+    private LedgerLab(EmbeddedStack stack, RunningServices services, LabControl control, OperatorPassword operator,
+            String bind) {
         this.stack = stack;
         this.services = services;
+        this.control = control;
         this.operator = operator;
         this.bind = bind;
     }
@@ -79,11 +83,19 @@ public final class LedgerLab implements AutoCloseable {
                     args.add("--" + property + "=" + nodes);
                 }
             }
-            var services = options.processes()
-                    ? ServiceProcesses.start(infrastructure, options.ports(), options.bind(), args, options.services(),
-                            stack::kafka)
-                    : LabServices.start(infrastructure, options.ports(), args, options.services(), stack::kafka);
-            return new LedgerLab(stack, services, operator, options.bind());
+            if (!options.processes()) {
+                return new LedgerLab(stack, LabServices.start(infrastructure, options.ports(), args,
+                        options.services(), stack::kafka), null, operator, options.bind());
+            }
+            var processes = ServiceProcesses.start(infrastructure, options.ports(), options.bind(), args,
+                    options.services(), stack::kafka);
+            try {
+                var control = LabControl.start(options.bind(), options.labPort(), operator.password(), processes);
+                return new LedgerLab(stack, processes, control, operator, options.bind());
+            } catch (RuntimeException e) {
+                processes.close();
+                throw e;
+            }
         } catch (RuntimeException e) {
             stack.close();
             throw e;
@@ -128,8 +140,8 @@ public final class LedgerLab implements AutoCloseable {
         }
         if (services.pid(LabServices.COMMAND_API).isPresent() || services.pid(LabServices.OUTBOX_RELAY).isPresent()
                 || services.pid(LabServices.PROJECTOR).isPresent()) {
-            lines.append("Break: kill -9 a service's pid (or kill -STOP, then kill -CONT): the lab starts a killed one"
-                    + " again; docs/break-it.md\n");
+            lines.append("Break: ./ledger-lab break kill|freeze|thaw|restart SERVICE (or kill -9 a pid above): the lab"
+                    + " starts a killed one again; docs/break-it.md\n");
         }
         return lines.append("Stop: Ctrl-C\n").toString();
     }
@@ -159,6 +171,9 @@ public final class LedgerLab implements AutoCloseable {
 
     @Override
     public void close() {
+        if (control != null) {
+            control.close();
+        }
         services.close();
         stack.close();
     }

@@ -127,6 +127,120 @@ final class ServiceProcesses implements RunningServices {
         return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
     }
 
+    /** The faults {@code ./ledger-lab break} does to a service's process. */
+    enum Fault {
+        KILL, FREEZE, THAW, RESTART;
+
+        /** The fault by its name on the command line, or null. */
+        static Fault named(String name) {
+            for (var fault : values()) {
+                if (fault.name().equalsIgnoreCase(name)) {
+                    return fault;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The services this lab runs, in the order they start. */
+    java.util.Collection<String> names() {
+        return children.keySet();
+    }
+
+    /**
+     * Does {@code fault} to {@code service}'s process (only ever one this lab started, by the pid it keeps), waits
+     * until it took effect, and says what happened and what to watch.
+     */
+    Map<String, Object> fault(Fault fault, String service) {
+        var child = children.get(service);
+        var process = child.process;
+        var answer = new LinkedHashMap<String, Object>();
+        answer.put("service", service);
+        answer.put("fault", fault.name().toLowerCase(java.util.Locale.ROOT));
+        answer.put("pid", process.pid());
+        if (!process.isAlive()) {
+            answer.put("did", "nothing: " + service + " is not running; the lab is starting it again");
+            answer.put("watch", "its lines in the lab's output");
+            return answer;
+        }
+        try {
+            switch (fault) {
+                case KILL -> {
+                    process.destroyForcibly();
+                    int code = process.onExit().get(30, TimeUnit.SECONDS).exitValue();
+                    answer.put("exitCode", code);
+                    answer.put("did", "SIGKILL: %s (pid %d) exited with code %d; the lab starts it again in about a"
+                            .formatted(service, process.pid(), code) + " second");
+                }
+                case RESTART -> {
+                    // As the lab's close does: its standard input ends, and it stops as on Ctrl-C.
+                    process.getOutputStream().close();
+                    int code = process.onExit().get(60, TimeUnit.SECONDS).exitValue();
+                    answer.put("exitCode", code);
+                    answer.put("did", "%s (pid %d) stopped (exit code %d); the lab starts it again in about a second"
+                            .formatted(service, process.pid(), code));
+                }
+                case FREEZE, THAW -> {
+                    var signal = fault == Fault.FREEZE ? "STOP" : "CONT";
+                    // The JDK sends only SIGTERM and SIGKILL; kill(1) (procps) sends the rest.
+                    var kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO()
+                            .start();
+                    if (kill.waitFor() != 0) {
+                        throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+                    }
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (stopped(process.pid()) != (fault == Fault.FREEZE) && System.nanoTime() < deadline) {
+                        Thread.sleep(50);
+                    }
+                    answer.put("state", stopped(process.pid()) ? "T (stopped)" : "running");
+                    answer.put("did", fault == Fault.FREEZE
+                            ? "SIGSTOP: %s (pid %d) is frozen; ./ledger-lab break thaw %s wakes it".formatted(service,
+                                    process.pid(), service)
+                            : "SIGCONT: %s (pid %d) runs again".formatted(service, process.pid()));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(service + " did not exit", e);
+        }
+        answer.put("watch", watch(fault, service));
+        return answer;
+    }
+
+    /** What the fault shows, and where. */
+    private String watch(Fault fault, String service) {
+        var status = "curl -s localhost:%d/projection/status".formatted(port(LabServices.PROJECTOR));
+        return switch (service) {
+            case LabServices.OUTBOX_RELAY -> fault == Fault.THAW
+                    ? "the backlog drains; the lag falls (" + status + ")"
+                    : "commands are still answered, their events wait in the outbox and the lag rises (" + status
+                            + "); once it runs again it publishes from its stored offset, and the projector skips what"
+                            + " it had applied (duplicates)";
+            case LabServices.PROJECTOR -> fault == Fault.FREEZE
+                    ? "the lag rises; past its 10 s session the group drops it; thawed, it rejoins and skips what it"
+                            + " reads again below the stored offsets (redeliveredSinceStart in " + status + ")"
+                    : "the lag falls as it applies from the offsets stored with the balances (" + status + ")";
+            default -> fault == Fault.THAW
+                    ? "it answers again"
+                    : "clients get no answer until it runs again; a retry with the same Idempotency-Key is answered"
+                            + " once, from the first attempt if that one committed";
+        };
+    }
+
+    /** Whether the process is stopped (state T in /proc). */
+    private static boolean stopped(long pid) {
+        try {
+            var stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+
     /** How many times the lab started {@code service} again after it exited. */
     int restarts(String service) {
         return children.get(service).restarts;

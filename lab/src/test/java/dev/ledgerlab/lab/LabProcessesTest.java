@@ -7,89 +7,185 @@ import dev.ledgerlab.infra.EmbeddedStack;
 import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./ledger-lab --processes}: each service a JVM of its own, supervised by the lab's. A service killed with
- * {@code SIGKILL} is started again by the lab, and what the pipeline was given meanwhile is projected, once.
+ * {@code ./ledger-lab --processes}: each service a JVM of its own, supervised by the lab's, and the faults of
+ * {@code ./ledger-lab break} against it ({@link LabBreak}, called as the script calls it). Every fault is checked in
+ * the process itself (its exit code, its state in /proc), and the pipeline's invariants after.
  */
 class LabProcessesTest {
 
     private static final Path DATA = EmbeddedStack.scratchDirectory("lab-processes-test");
+    private static int[] ports;
+    private static LedgerLab lab;
+    private static ServiceProcesses services;
+    /** Every service process the lab started, to check that none outlives it. */
+    private static final List<Long> PIDS = new ArrayList<>();
+
+    @BeforeAll
+    static void start() {
+        ports = java.util.stream.IntStream.generate(EmbeddedStack::freePort).distinct().limit(7).toArray();
+        lab = LedgerLab.start(LabOptions.parse("--data-dir=" + DATA, "--postgres-port=" + ports[0],
+                "--kafka-port=" + ports[1], "--controller-port=" + ports[2], "--command-api-port=" + ports[3],
+                "--projector-port=" + ports[4], "--relay-port=" + ports[5], "--lab-port=" + ports[6], "--fresh",
+                "--processes", TestHttp.OPERATOR_PASSWORD_ARGUMENT));
+        services = (ServiceProcesses) lab.services();
+    }
 
     @AfterAll
-    static void deleteData() {
+    static void stop() {
+        LabServices.ALL.forEach(service -> services.pid(service).ifPresent(PIDS::add));
+        lab.close();
+        assertThat(services.signalledToStop()).as("services that needed a signal once their pipe from the lab ended")
+                .isZero();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(PIDS)
+                .as("no service outlives its lab").allSatisfy(pid -> assertThat(ProcessHandle.of(pid)
+                        .filter(ProcessHandle::isAlive)).isEmpty()));
         EmbeddedStack.deleteIfAbandoned(DATA);
     }
 
     @Test
-    void startsAKilledRelayAgainAndProjectsWhatWasDepositedWhileItWasDown() throws Exception {
-        int[] ports = java.util.stream.IntStream.generate(EmbeddedStack::freePort).distinct().limit(6).toArray();
-        var args = new String[] {"--data-dir=" + DATA, "--postgres-port=" + ports[0], "--kafka-port=" + ports[1],
-            "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--projector-port=" + ports[4],
-            "--relay-port=" + ports[5], "--fresh", "--processes", TestHttp.OPERATOR_PASSWORD_ARGUMENT};
-        var pids = new ArrayList<Long>();
-        ServiceProcesses services;
-        try (var lab = LedgerLab.start(LabOptions.parse(args))) {
-            services = (ServiceProcesses) lab.services();
-            for (var service : LabServices.ALL) {
-                long pid = services.pid(service).orElseThrow();
-                var process = ProcessHandle.of(pid).orElseThrow();
-                assertThat(process.isAlive()).isTrue();
-                assertThat(process.parent().map(ProcessHandle::pid)).as("started by the lab's JVM")
-                        .contains(ProcessHandle.current().pid());
-                assertThat(commandLine(pid)).containsSequence(ServiceMain.class.getName(), service);
-                assertThat(lab.banner(1)).contains("pid " + pid);
-                pids.add(pid);
-            }
-            assertThat(pids).doesNotHaveDuplicates();
-            var commands = CommandApiClient.at(ports[3]);
-            var account = commands.openAccount("alice");
-            assertThat(commands.deposit(account, 100).status()).isEqualTo(200);
+    void runsEachServiceInAProcessOfItsOwnStartedByTheLab() throws Exception {
+        var seen = new ArrayList<Long>();
+        for (var service : LabServices.ALL) {
+            long pid = services.pid(service).orElseThrow();
+            var process = ProcessHandle.of(pid).orElseThrow();
+            assertThat(process.parent().map(ProcessHandle::pid)).as("started by the lab's JVM")
+                    .contains(ProcessHandle.current().pid());
+            assertThat(commandLine(pid)).containsSequence(ServiceMain.class.getName(), service);
+            assertThat(lab.banner(1)).contains("pid " + pid);
+            seen.add(pid);
+        }
+        assertThat(seen).doesNotHaveDuplicates();
+    }
 
-            long relay = services.pid(LabServices.OUTBOX_RELAY).orElseThrow();
-            assertThat(ProcessHandle.of(relay).orElseThrow().destroyForcibly()).as("SIGKILL sent").isTrue();
-            var supervised = services;
-            await().atMost(Duration.ofSeconds(30)).until(() -> supervised.lastExit(LabServices.OUTBOX_RELAY) == 137);
-            // Commands keep being accepted while the relay is down: their events wait in the outbox.
-            var meanwhile = new ArrayList<UUID>();
-            for (int i = 0; i < 5; i++) {
-                var opened = commands.openAccount("bob");
-                assertThat(commands.deposit(opened, 10 + i).status()).isEqualTo(200);
-                meanwhile.add(opened);
-            }
+    @Test
+    void startsARelayKilledFromTheCommandLineAgainAndProjectsWhatWasDepositedMeanwhile() throws Exception {
+        var commands = CommandApiClient.at(ports[3]);
+        var account = commands.openAccount("alice");
+        assertThat(commands.deposit(account, 100).status()).isEqualTo(200);
+        long relay = services.pid(LabServices.OUTBOX_RELAY).orElseThrow();
+        int restarts = services.restarts(LabServices.OUTBOX_RELAY);
 
-            await().atMost(Duration.ofSeconds(120)).until(() -> supervised.restarts(LabServices.OUTBOX_RELAY) == 1
-                    && ProjectorClient.at(ports[4]).balance(meanwhile.get(4), 2).status() == 200);
-            long restarted = services.pid(LabServices.OUTBOX_RELAY).orElseThrow();
-            assertThat(restarted).as("a new relay process").isNotEqualTo(relay);
-            assertThat(ProcessHandle.of(relay)).as("the killed one is gone").isEmpty();
-            for (int i = 0; i < meanwhile.size(); i++) {
-                assertThat(ProjectorClient.at(ports[4]).balance(meanwhile.get(i), 2).json().get("balance").asLong())
-                        .isEqualTo(10 + i);
-            }
-            assertThat(ProjectorClient.at(ports[4]).balance(account, 2).json().get("balance").asLong()).isEqualTo(100);
+        var killed = breakIt("kill", LabServices.OUTBOX_RELAY);
+        assertThat(killed.exitCode()).isZero();
+        assertThat(killed.out()).contains("exited with code 137");
+        assertThat(services.lastExit(LabServices.OUTBOX_RELAY)).as("the exit the lab saw").isEqualTo(137);
+        PIDS.add(relay);
+        // Commands keep being accepted while the relay is down: their events wait in the outbox.
+        var meanwhile = new ArrayList<UUID>();
+        for (int i = 0; i < 5; i++) {
+            var opened = commands.openAccount("bob");
+            assertThat(commands.deposit(opened, 10 + i).status()).isEqualTo(200);
+            meanwhile.add(opened);
+        }
+
+        await().atMost(Duration.ofSeconds(120)).until(() -> services.restarts(LabServices.OUTBOX_RELAY) == restarts + 1
+                && ProjectorClient.at(ports[4]).balance(meanwhile.get(4), 2).status() == 200);
+        assertThat(services.pid(LabServices.OUTBOX_RELAY).orElseThrow()).as("a new relay process").isNotEqualTo(relay);
+        assertThat(ProcessHandle.of(relay)).as("the killed one is gone").isEmpty();
+        for (int i = 0; i < meanwhile.size(); i++) {
+            assertThat(ProjectorClient.at(ports[4]).balance(meanwhile.get(i), 2).json().get("balance").asLong())
+                    .isEqualTo(10 + i);
+        }
+        assertThat(ProjectorClient.at(ports[4]).balance(account, 2).json().get("balance").asLong()).isEqualTo(100);
+        assertInvariantsHold();
+    }
+
+    @Test
+    void freezesAndThawsTheProjectorFromTheCommandLineAndItCatchesUp() throws Exception {
+        long projector = services.pid(LabServices.PROJECTOR).orElseThrow();
+        var frozen = breakIt("freeze", LabServices.PROJECTOR);
+        assertThat(frozen.exitCode()).isZero();
+        assertThat(state(projector)).as("SIGSTOP: stopped").isEqualTo('T');
+        var account = CommandApiClient.at(ports[3]).openAccount("carol");
+        assertThat(CommandApiClient.at(ports[3]).deposit(account, 7).status()).isEqualTo(200);
+        assertThat(state(projector)).as("still frozen").isEqualTo('T');
+
+        assertThat(breakIt("thaw", LabServices.PROJECTOR).exitCode()).isZero();
+        assertThat(state(projector)).as("SIGCONT: running").isNotEqualTo('T');
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                ProjectorClient.at(ports[4]).balance(account, 2).status() == 200);
+        assertThat(services.pid(LabServices.PROJECTOR).orElseThrow()).as("the same process").isEqualTo(projector);
+        assertInvariantsHold();
+    }
+
+    @Test
+    void restartsTheCommandApiFromTheCommandLine() throws Exception {
+        long api = services.pid(LabServices.COMMAND_API).orElseThrow();
+        var restarted = breakIt("restart", LabServices.COMMAND_API);
+        assertThat(restarted.exitCode()).isZero();
+        assertThat(restarted.out()).contains("exit code 0");
+        PIDS.add(api);
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() ->
+                services.pid(LabServices.COMMAND_API).orElseThrow() != api
+                && CommandApiClient.at(ports[3]).openAccount("dave") != null);
+        assertInvariantsHold();
+    }
+
+    @Test
+    void refusesAFaultWithoutTheOperatorsPasswordAndDoesNothing() throws Exception {
+        long relay = services.pid(LabServices.OUTBOX_RELAY).orElseThrow();
+        var refused = TestHttp.at(ports[6]).post(LabControl.PATH + "kill/" + LabServices.OUTBOX_RELAY, "{}");
+        assertThat(refused.status()).isEqualTo(401);
+        assertThat(refused.body()).contains("urn:ledgerlab:problem:operator-credentials-required");
+        var wrong = LabBreak.run(Map.of(OperatorPassword.ENVIRONMENT, "not-the-password"), quiet(), quiet(),
+                "freeze", LabServices.OUTBOX_RELAY, "--lab-port=" + ports[6]);
+        assertThat(wrong).as("the command line's exit code").isOne();
+        assertThat(services.pid(LabServices.OUTBOX_RELAY).orElseThrow()).as("nothing killed").isEqualTo(relay);
+        assertThat(state(relay)).as("nothing frozen").isNotEqualTo('T');
+        assertThat(TestHttp.at(ports[6]).asOperator().post(LabControl.PATH + "explode/projector", "{}").status())
+                .as("no such fault").isEqualTo(404);
+    }
+
+    private record Outcome(int exitCode, String out) {
+    }
+
+    /** {@code ./ledger-lab break FAULT SERVICE}, with the operator's password the lab was given. */
+    private static Outcome breakIt(String fault, String service) {
+        var out = new ByteArrayOutputStream();
+        int code = LabBreak.run(Map.of(OperatorPassword.ENVIRONMENT, TestHttp.OPERATOR_PASSWORD),
+                new PrintStream(out, true, StandardCharsets.UTF_8), System.err, fault, service,
+                "--lab-port=" + ports[6]);
+        System.out.print(out.toString(StandardCharsets.UTF_8));
+        return new Outcome(code, out.toString(StandardCharsets.UTF_8));
+    }
+
+    private static void assertInvariantsHold() {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             var invariants = TestHttp.at(ports[4]).asOperator().get("/projection/invariants").json();
             assertThat(invariants.get("ok").asBoolean()).as(invariants.toString()).isTrue();
             assertThat(invariants.get("eventsApplied").asLong()).as("each event applied once")
                     .isEqualTo(invariants.get("eventsStored").asLong());
-            pids.add(restarted);
-        }
-        assertThat(services.signalledToStop()).as("services that needed a signal once their pipe from the lab ended")
-                .isZero();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(pids)
-                .as("no service outlives its lab").allSatisfy(pid -> assertThat(ProcessHandle.of(pid)
-                        .filter(ProcessHandle::isAlive)).isEmpty()));
+        });
+    }
+
+    private static PrintStream quiet() {
+        return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    }
+
+    /** The process's state letter in /proc: T when stopped. */
+    private static char state(long pid) throws IOException {
+        var stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return stat.charAt(stat.lastIndexOf(')') + 2);
     }
 
     /** Its arguments as the kernel has them (ProcessHandle.Info cuts a long command line short). */
-    private static java.util.List<String> commandLine(long pid) throws java.io.IOException {
-        var raw = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
-        return java.util.List.of(raw.split("\0"));
+    private static List<String> commandLine(long pid) throws IOException {
+        return List.of(Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).split("\0"));
     }
 }

@@ -28,6 +28,7 @@ public enum ProblemType {
     EVENT_NOT_FOUND(HttpStatus.NOT_FOUND, "event-not-found", "No such event in the ledger"),
     ACCOUNT_NOT_PARKED(HttpStatus.NOT_FOUND, "account-not-parked", "The account is not parked"),
     REPLAY_NOT_FOUND(HttpStatus.NOT_FOUND, "replay-not-found", "No such run of the projection has happened"),
+    UNKNOWN_FAULT(HttpStatus.NOT_FOUND, "unknown-fault", "No such fault, or no such service in this lab"),
     OPERATOR_CREDENTIALS_REQUIRED(HttpStatus.UNAUTHORIZED, "operator-credentials-required",
             "This call needs the operator's credentials"),
     OPERATOR_NOT_CONFIGURED(HttpStatus.FORBIDDEN, "operator-not-configured",

@@ -1,0 +1,104 @@
+package dev.ledgerlab.lab;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code ./ledger-lab break FAULT SERVICE}: one fault to one service of a lab running with {@code --processes}, through
+ * its operator endpoint ({@link LabControl}), with the operator's password ({@code LEDGER_LAB_OPERATOR_PASSWORD}, else
+ * the one the lab keeps in its data directory). Prints what was done and what to watch.
+ */
+@Command(name = "./ledger-lab break", sortOptions = false, usageHelpWidth = 110, description = {"",
+        "Does a fault to a service of a running ./ledger-lab --processes, and says what to watch.", ""})
+public final class LabBreak {
+
+    @Parameters(index = "0", paramLabel = "FAULT", description = "kill (SIGKILL), freeze (SIGSTOP), thaw (SIGCONT), "
+            + "restart (stopped as by Ctrl-C); a killed or restarted service is started again by the lab")
+    String fault;
+
+    @Parameters(index = "1", paramLabel = "SERVICE", description = "command-api, outbox-relay or projector")
+    String service;
+
+    @Option(names = "--lab-port", paramLabel = "N", description = "the lab's operator port, default ${DEFAULT-VALUE}")
+    int labPort = LabOptions.DEFAULT_LAB_PORT;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "where the lab keeps its operator password, "
+            + "default ${DEFAULT-VALUE}")
+    Path dataDir = Path.of("lab-data");
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
+    boolean help;
+
+    public static void main(String[] args) {
+        System.exit(run(System.getenv(), System.out, System.err, args));
+    }
+
+    /** Exit code 0 when the fault was done; 1 when the lab refused it or was not there; 2 for a usage mistake. */
+    static int run(Map<String, String> environment, PrintStream out, PrintStream err, String... args) {
+        var cli = new LabBreak();
+        var line = new CommandLine(cli);
+        try {
+            line.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            err.println(e.getMessage());
+            err.println(line.getUsageMessage(CommandLine.Help.Ansi.OFF));
+            return 2;
+        }
+        if (line.isUsageHelpRequested()) {
+            out.println(line.getUsageMessage(CommandLine.Help.Ansi.OFF));
+            return 0;
+        }
+        var password = environment.get(OperatorPassword.ENVIRONMENT);
+        if (password == null || password.isBlank()) {
+            var file = cli.dataDir.resolve(OperatorPassword.FILE);
+            try {
+                password = Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                err.println("no operator password: set " + OperatorPassword.ENVIRONMENT + ", or give the --data-dir of"
+                        + " a lab that generated one (it keeps it in DIR/" + OperatorPassword.FILE + "; not " + file
+                        + ")");
+                return 1;
+            }
+        }
+        var uri = URI.create("http://127.0.0.1:" + cli.labPort + LabControl.PATH + cli.fault + "/" + cli.service);
+        var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(90))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("operator:" + password)
+                        .getBytes(StandardCharsets.UTF_8)))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<String> response;
+        try {
+            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(request,
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            err.println("no lab answers on port " + cli.labPort + " (faults need ./ledger-lab --processes): " + e);
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+        var body = JsonMapper.builder().build().readTree(response.body());
+        if (response.statusCode() != 200) {
+            err.println(response.statusCode() + " " + body.path("type").asString() + ": " + body.path("detail")
+                    .asString());
+            return 1;
+        }
+        out.println(body.path("did").asString());
+        out.println("watch: " + body.path("watch").asString());
+        return 0;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.ledgerlab.lab;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.ledgerlab.problems.ProblemType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The lab's own operator endpoint, with {@code --processes}: {@code POST /break/{fault}/{service}} does one fault to
+ * one of the processes this lab started ({@link ServiceProcesses#fault}) and answers what it did and what to watch;
+ * without the operator's credentials, {@code 401} and nothing is done. {@code ./ledger-lab break} calls it
+ * ({@link LabBreak}).
+ *
+ * <p>The JDK's own HTTP server: the lab's JVM runs no web framework of its own (its services do, in their processes),
+ * and this endpoint is one route.
+ */
+final class LabControl implements AutoCloseable {
+
+    static final String PATH = "/break/";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final HttpServer server;
+
+    private LabControl(HttpServer server) {
+        this.server = server;
+    }
+
+    static LabControl start(String bind, int port, String operatorPassword, ServiceProcesses services) {
+        try {
+            var server = HttpServer.create(new InetSocketAddress(bind, port), 16);
+            var expected = ("operator:" + operatorPassword).getBytes(StandardCharsets.UTF_8);
+            server.createContext(PATH, exchange -> {
+                try (exchange) {
+                    handle(exchange, expected, services);
+                }
+            });
+            server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
+                var thread = new Thread(runnable, "ledger-lab-control");
+                thread.setDaemon(true);
+                return thread;
+            }));
+            server.start();
+            return new LabControl(server);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on " + bind + ":" + port + " for the lab's faults", e);
+        }
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void handle(HttpExchange exchange, byte[] expected, ServiceProcesses services) throws IOException {
+        if (!authorized(exchange, expected)) {
+            exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"ledger-lab\"");
+            problem(exchange, ProblemType.OPERATOR_CREDENTIALS_REQUIRED,
+                    "the lab's faults are the operator's: user operator and its password; nothing was done");
+            return;
+        }
+        var parts = exchange.getRequestURI().getPath().substring(PATH.length()).split("/");
+        var fault = parts.length == 2 ? ServiceProcesses.Fault.named(parts[0]) : null;
+        if (!exchange.getRequestMethod().equals("POST") || fault == null || services.pid(parts[1]).isEmpty()) {
+            problem(exchange, ProblemType.UNKNOWN_FAULT, "POST " + PATH + "{kill|freeze|thaw|restart}/{"
+                    + String.join("|", services.names()) + "}; nothing was done");
+            return;
+        }
+        send(exchange, 200, "application/json", services.fault(fault, parts[1]));
+    }
+
+    private static boolean authorized(HttpExchange exchange, byte[] expected) {
+        var header = exchange.getRequestHeaders().getFirst("Authorization");
+        if (header == null || !header.startsWith("Basic ")) {
+            return false;
+        }
+        try {
+            return MessageDigest.isEqual(Base64.getDecoder().decode(header.substring(6).strip()), expected);
+        } catch (IllegalArgumentException notBase64) {
+            return false;
+        }
+    }
+
+    private static void problem(HttpExchange exchange, ProblemType type, String detail) throws IOException {
+        var body = new LinkedHashMap<String, Object>();
+        body.put("type", type.uri().toString());
+        body.put("title", type.title());
+        body.put("status", type.status().value());
+        body.put("detail", detail);
+        send(exchange, type.status().value(), "application/problem+json", body);
+    }
+
+    private static void send(HttpExchange exchange, int status, String contentType, Map<String, ?> body)
+            throws IOException {
+        var bytes = JSON.writeValueAsBytes(body);
+        exchange.getResponseHeaders().add("Content-Type", contentType);
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
