@@ -19,7 +19,7 @@ import picocli.CommandLine.Unmatched;
  * @param passThrough arguments such as {@code --logging.level.root=DEBUG}, given to every service
  */
 record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String bind, Set<String> services,
-        boolean processes, int labPort, List<String> passThrough) {
+        boolean processes, int projectors, int labPort, List<String> passThrough) {
 
     /** The lab's own operator endpoint, with --processes: {@code ./ledger-lab break} (LabControl). */
     static final int DEFAULT_LAB_PORT = 8083;
@@ -75,6 +75,10 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         @Option(names = "--processes", description = {"each service in a JVM of its own, as in production: kill one "
                 + "(its pid is in the banner) and watch the pipeline absorb it while the lab starts it again"})
         boolean processes;
+
+        @Option(names = "--projectors", paramLabel = "N", description = "with --processes, this many projectors in "
+                + "the consumer group (projector, projector-2, ...), default 1")
+        int projectors = 1;
 
         @Option(names = "--lab-port", paramLabel = "N", description = "with --processes, where ./ledger-lab break "
                 + "reaches the lab (operator only), default ${DEFAULT-VALUE}")
@@ -140,7 +144,11 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
         }
         var ports = new LabServices.Ports(port("--command-api-port", cli.commandApiPort),
                 port("--projector-port", cli.projectorPort), port("--relay-port", cli.relayPort));
-        return new LabOptions(stack, ports, cli.bind, services(cli.services), cli.processes,
+        if (cli.projectors < 1 || cli.projectors > 6 || cli.projectors > 1 && !cli.processes) {
+            throw new IllegalArgumentException("--projectors takes 1 to 6 (the topic's partitions), and more than one"
+                    + " needs --processes; got " + cli.projectors + "\n" + USAGE);
+        }
+        return new LabOptions(stack, ports, cli.bind, services(cli.services), cli.processes, cli.projectors,
                 port("--lab-port", cli.labPort), List.copyOf(cli.passThrough));
     }
 

@@ -88,7 +88,7 @@ public final class LedgerLab implements AutoCloseable {
                         options.services(), stack::kafka), null, operator, options.bind());
             }
             var processes = ServiceProcesses.start(infrastructure, options.ports(), options.bind(), args,
-                    options.services(), stack::kafka);
+                    options.services(), options.projectors(), stack::kafka);
             try {
                 var control = LabControl.start(options.bind(), options.labPort(), operator.password(), processes);
                 return new LedgerLab(stack, processes, control, operator, options.bind());
@@ -122,6 +122,11 @@ public final class LedgerLab implements AutoCloseable {
         if (relay != 0) {
             lines.append("  outbox relay  http://localhost:%d   GET /relay/status (Debezium: slot ledger_outbox -> accounts.events)"
                     .formatted(relay) + pid(LabServices.OUTBOX_RELAY) + "\n");
+        }
+        if (services instanceof ServiceProcesses processes) {
+            processes.names().stream().filter(name -> name.startsWith(LabServices.PROJECTOR + "-")).forEach(name ->
+                    lines.append("  %-13s http://localhost:%d   another member of the group".formatted(name,
+                            processes.port(name)) + pid(name) + "\n"));
         }
         if (projector != 0) {
             lines.append("  pipeline page http://localhost:%d/  watch a deposit travel, lag charts, replays (operator)\n"

@@ -10,9 +10,10 @@ import java.util.function.Consumer;
 
 /**
  * The {@code main} of one service in a JVM of its own, as the lab starts it with {@code --processes}
- * ({@link ServiceProcesses}): {@code ServiceMain <service> [--property=value ...]}. Every line the process logs names
- * the service, and the process stops (gracefully, as on Ctrl-C) when its standard input ends: that is a pipe from the
- * lab's JVM, which ends when the lab's JVM is gone, even after a {@code kill -9}, so no service outlives its lab.
+ * ({@link ServiceProcesses}): {@code ServiceMain <service>[-N] [--property=value ...]} (projector-2: a second
+ * projector). Every line the process logs names the service, and the process stops (gracefully, as on Ctrl-C) when
+ * its standard input ends: that is a pipe from the lab's JVM, which ends when the lab's JVM is gone, even after a
+ * {@code kill -9}, so no service outlives its lab.
  */
 public final class ServiceMain {
 
@@ -24,8 +25,13 @@ public final class ServiceMain {
     private ServiceMain() {
     }
 
+    /** The service a process name runs: projector-2 is a projector. */
+    static String kind(String name) {
+        return name.replaceFirst("-\\d+$", "");
+    }
+
     public static void main(String[] args) {
-        var main = args.length == 0 ? null : MAINS.get(args[0]);
+        var main = args.length == 0 ? null : MAINS.get(kind(args[0]));
         if (main == null) {
             System.err.println("usage: ServiceMain " + String.join("|", LabServices.ALL) + " [--property=value ...]");
             System.exit(2);

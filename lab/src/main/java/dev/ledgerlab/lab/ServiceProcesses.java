@@ -63,9 +63,9 @@ final class ServiceProcesses implements RunningServices {
      * kafkaReady} returns, and waits until each is ready; on failure stops those that started and throws.
      */
     static ServiceProcesses start(LabServices.Infrastructure infrastructure, LabServices.Ports ports, String bind,
-            List<String> passThrough, Set<String> services, Runnable kafkaReady) {
+            List<String> passThrough, Set<String> services, int projectors, Runnable kafkaReady) {
         // A thread per service: one service's restart waits for its readiness, and must not hold up another's.
-        var supervisor = Executors.newScheduledThreadPool(LabServices.ALL.size(), runnable -> {
+        var supervisor = Executors.newScheduledThreadPool(LabServices.ALL.size() + projectors - 1, runnable -> {
             var thread = new Thread(runnable, "ledger-lab-supervisor");
             thread.setDaemon(true);
             return thread;
@@ -85,9 +85,11 @@ final class ServiceProcesses implements RunningServices {
             children.put(LabServices.OUTBOX_RELAY, lab.new Child(LabServices.OUTBOX_RELAY, port, bind, flags,
                     LabServices.arguments(infrastructure, port, passThrough)));
         }
-        if (services.contains(LabServices.PROJECTOR)) {
-            int port = port(ports.projector());
-            children.put(LabServices.PROJECTOR, lab.new Child(LabServices.PROJECTOR, port, bind, flags,
+        // Members of one consumer group: projector, projector-2, ... each on a port of its own.
+        for (int member = 1; services.contains(LabServices.PROJECTOR) && member <= projectors; member++) {
+            var name = member == 1 ? LabServices.PROJECTOR : LabServices.PROJECTOR + "-" + member;
+            int port = member == 1 ? port(ports.projector()) : EmbeddedStack.freeListenPort();
+            children.put(name, lab.new Child(name, port, bind, flags,
                     LabServices.arguments(infrastructure, port, LabServices.projectorArguments(apiPort, passThrough))));
         }
         try {
@@ -142,7 +144,7 @@ final class ServiceProcesses implements RunningServices {
         }
     }
 
-    /** The services this lab runs, in the order they start. */
+    /** The services this lab runs, in the order they start (projector-2 and on: more members of the group). */
     java.util.Collection<String> names() {
         return children.keySet();
     }
@@ -214,16 +216,17 @@ final class ServiceProcesses implements RunningServices {
     /** What the fault shows, and where. */
     private String watch(Fault fault, String service) {
         var status = "curl -s localhost:%d/projection/status".formatted(port(LabServices.PROJECTOR));
-        return switch (service) {
+        return switch (ServiceMain.kind(service)) {
             case LabServices.OUTBOX_RELAY -> fault == Fault.THAW
                     ? "the backlog drains; the lag falls (" + status + ")"
                     : "commands are still answered, their events wait in the outbox and the lag rises (" + status
                             + "); once it runs again it publishes from its stored offset, and the projector skips what"
                             + " it had applied (duplicates)";
-            case LabServices.PROJECTOR -> fault == Fault.FREEZE
-                    ? "the lag rises; past its 10 s session the group drops it; thawed, it rejoins and skips what it"
-                            + " reads again below the stored offsets (redeliveredSinceStart in " + status + ")"
-                    : "the lag falls as it applies from the offsets stored with the balances (" + status + ")";
+            case LabServices.PROJECTOR -> fault == Fault.THAW
+                    ? "the lag falls as it applies from the offsets stored with the balances (" + status + ")"
+                    : "the lag rises; past its 10 s session the group drops it and gives its partitions to another"
+                            + " member, if there is one (assignedHere); what a member reads again below the stored"
+                            + " offsets it skips (redeliveredSinceStart, in " + status + ")";
             default -> fault == Fault.THAW
                     ? "it answers again"
                     : "clients get no answer until it runs again; a retry with the same Idempotency-Key is answered"

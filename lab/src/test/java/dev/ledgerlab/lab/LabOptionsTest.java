@@ -23,6 +23,9 @@ class LabOptionsTest {
                 .isFalse();
         assertThat(LabOptions.parse("--processes").processes()).isTrue();
         assertThat(LabOptions.parse().processes()).isFalse();
+        assertThat(LabOptions.parse("--processes", "--projectors=3").projectors()).isEqualTo(3);
+        assertThatThrownBy(() -> LabOptions.parse("--projectors=2")).hasMessageContaining("needs --processes");
+        assertThatThrownBy(() -> LabOptions.parse("--processes", "--projectors=7")).hasMessageContaining("1 to 6");
     }
 
     @Test

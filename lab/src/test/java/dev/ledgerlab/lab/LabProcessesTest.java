@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 class LabProcessesTest {
 
     private static final Path DATA = EmbeddedStack.scratchDirectory("lab-processes-test");
+    private static final String SECOND_PROJECTOR = LabServices.PROJECTOR + "-2";
     private static int[] ports;
     private static LedgerLab lab;
     private static ServiceProcesses services;
@@ -42,13 +43,13 @@ class LabProcessesTest {
         lab = LedgerLab.start(LabOptions.parse("--data-dir=" + DATA, "--postgres-port=" + ports[0],
                 "--kafka-port=" + ports[1], "--controller-port=" + ports[2], "--command-api-port=" + ports[3],
                 "--projector-port=" + ports[4], "--relay-port=" + ports[5], "--lab-port=" + ports[6], "--fresh",
-                "--processes", TestHttp.OPERATOR_PASSWORD_ARGUMENT));
+                "--processes", "--projectors=2", TestHttp.OPERATOR_PASSWORD_ARGUMENT));
         services = (ServiceProcesses) lab.services();
     }
 
     @AfterAll
     static void stop() {
-        LabServices.ALL.forEach(service -> services.pid(service).ifPresent(PIDS::add));
+        services.names().forEach(service -> services.pid(service).ifPresent(PIDS::add));
         lab.close();
         assertThat(services.signalledToStop()).as("services that needed a signal once their pipe from the lab ended")
                 .isZero();
@@ -61,12 +62,15 @@ class LabProcessesTest {
     @Test
     void runsEachServiceInAProcessOfItsOwnStartedByTheLab() throws Exception {
         var seen = new ArrayList<Long>();
-        for (var service : LabServices.ALL) {
+        assertThat(services.names()).containsExactlyInAnyOrder(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY,
+                LabServices.PROJECTOR, SECOND_PROJECTOR);
+        for (var service : services.names()) {
             long pid = services.pid(service).orElseThrow();
             var process = ProcessHandle.of(pid).orElseThrow();
             assertThat(process.parent().map(ProcessHandle::pid)).as("started by the lab's JVM")
                     .contains(ProcessHandle.current().pid());
             assertThat(commandLine(pid)).containsSequence(ServiceMain.class.getName(), service);
+            assertThat(TestHttp.at(services.port(service)).get("/actuator/health/readiness").status()).isEqualTo(200);
             assertThat(lab.banner(1)).contains("pid " + pid);
             seen.add(pid);
         }
@@ -122,6 +126,36 @@ class LabProcessesTest {
                 ProjectorClient.at(ports[4]).balance(account, 2).status() == 200);
         assertThat(services.pid(LabServices.PROJECTOR).orElseThrow()).as("the same process").isEqualTo(projector);
         assertInvariantsHold();
+    }
+
+    @Test
+    void givesAKilledProjectorsPartitionsToTheOtherMemberOfTheGroup() throws Exception {
+        var first = ProjectorClient.at(ports[4]);
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            assertThat(assigned(LabServices.PROJECTOR)).isNotEmpty();
+            assertThat(assigned(SECOND_PROJECTOR)).isNotEmpty();
+        });
+        long second = services.pid(SECOND_PROJECTOR).orElseThrow();
+        var killed = breakIt("kill", SECOND_PROJECTOR);
+        assertThat(killed.out()).contains("exited with code 137");
+        PIDS.add(second);
+        long at = System.nanoTime();
+        var account = CommandApiClient.at(ports[3]).openAccount("erin");
+        assertThat(CommandApiClient.at(ports[3]).deposit(account, 3).status()).isEqualTo(200);
+        // Until the lab's new second member has joined, the first holds every partition, the dead one's among them.
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
+                assigned(LabServices.PROJECTOR).size() == 6
+                || services.restarts(SECOND_PROJECTOR) > 0 && assigned(SECOND_PROJECTOR).size() > 0);
+        System.out.printf("projector-2 killed: its partitions had a live member %d ms later%n",
+                (System.nanoTime() - at) / 1_000_000);
+        await().atMost(Duration.ofSeconds(60)).until(() -> first.balance(account, 2).status() == 200);
+        assertInvariantsHold();
+    }
+
+    private static List<Integer> assigned(String projector) {
+        var set = new ArrayList<Integer>();
+        ProjectorClient.at(services.port(projector)).status().get("assignedHere").forEach(n -> set.add(n.asInt()));
+        return set;
     }
 
     @Test
