@@ -73,7 +73,15 @@ final class LabControl implements AutoCloseable {
                     + String.join("|", services.names()) + "}; nothing was done");
             return;
         }
-        send(exchange, 200, "application/json", services.fault(fault, parts[1]));
+        Map<String, Object> done;
+        try {
+            done = services.fault(fault, parts[1]);
+        } catch (RuntimeException e) {
+            // Otherwise the JDK's server drops the connection, and the command line could only say nobody answered.
+            problem(exchange, ProblemType.INTERNAL_ERROR, parts[0] + " " + parts[1] + " failed: " + e.getMessage());
+            return;
+        }
+        send(exchange, 200, "application/json", done);
     }
 
     private static boolean authorized(HttpExchange exchange, byte[] expected) {

@@ -100,8 +100,8 @@ record LabOptions(EmbeddedStack.Settings stack, LabServices.Ports ports, String 
 
     /**
      * Whether this lab loads every class a lab can: all three services and the broker in this JVM (not
-     * {@code --processes}). Only such a lab's
-     * class data archive is worth keeping for every later start (see {@link LedgerLab}).
+     * {@code --processes}). Only such a lab's class data archive is worth keeping for every later start (see
+     * {@link LedgerLab}).
      */
     boolean runsEverythingInThisJvm() {
         return services.containsAll(LabServices.ALL) && stack.kafkaNodes() == 1 && !processes;

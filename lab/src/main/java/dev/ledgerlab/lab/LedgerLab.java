@@ -143,8 +143,7 @@ public final class LedgerLab implements AutoCloseable {
             lines.append("Try:  curl -si -X POST localhost:%d/accounts -H 'Content-Type: application/json' -d '{\"owner\":\"alice\"}'\n"
                     .formatted(commandApi));
         }
-        if (services.pid(LabServices.COMMAND_API).isPresent() || services.pid(LabServices.OUTBOX_RELAY).isPresent()
-                || services.pid(LabServices.PROJECTOR).isPresent()) {
+        if (services instanceof ServiceProcesses) {
             lines.append("Break: ./ledger-lab break kill|freeze|thaw|restart SERVICE (or kill -9 a pid above): the lab"
                     + " starts a killed one again; docs/break-it.md\n");
         }

@@ -47,6 +47,8 @@ final class ServiceProcesses implements RunningServices {
     /** The first restart after an exit; doubled while a service keeps exiting soon after it started, up to the most. */
     private static final Duration FIRST_RESTART = Duration.ofSeconds(1);
     private static final Duration MOST_RESTART = Duration.ofSeconds(30);
+    private static final String STARTED_AGAIN = "the lab starts it again after 1 s (longer, up to 30 s, while it keeps"
+            + " exiting soon after starting; its output says when)";
 
     private final Map<String, Child> children;
     private final ScheduledExecutorService supervisor;
@@ -171,16 +173,16 @@ final class ServiceProcesses implements RunningServices {
                     process.destroyForcibly();
                     int code = process.onExit().get(30, TimeUnit.SECONDS).exitValue();
                     answer.put("exitCode", code);
-                    answer.put("did", "SIGKILL: %s (pid %d) exited with code %d; the lab starts it again in about a"
-                            .formatted(service, process.pid(), code) + " second");
+                    answer.put("did", "SIGKILL: %s (pid %d) exited with code %d; %s".formatted(service,
+                            process.pid(), code, STARTED_AGAIN));
                 }
                 case RESTART -> {
                     // As the lab's close does: its standard input ends, and it stops as on Ctrl-C.
                     process.getOutputStream().close();
                     int code = process.onExit().get(60, TimeUnit.SECONDS).exitValue();
                     answer.put("exitCode", code);
-                    answer.put("did", "%s (pid %d) stopped (exit code %d); the lab starts it again in about a second"
-                            .formatted(service, process.pid(), code));
+                    answer.put("did", "%s (pid %d) stopped (exit code %d); %s".formatted(service, process.pid(),
+                            code, STARTED_AGAIN));
                 }
                 case FREEZE, THAW -> {
                     var signal = fault == Fault.FREEZE ? "STOP" : "CONT";
