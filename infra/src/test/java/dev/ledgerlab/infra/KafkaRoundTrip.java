@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -49,6 +50,13 @@ final class KafkaRoundTrip {
      * The values of partition 0 of {@code topic} from offset zero, once there are at least {@code expected}.
      */
     static List<String> readValues(String bootstrapServers, String topic, int expected) {
+        return readValuesUntil(bootstrapServers, topic, values -> values.size() >= expected);
+    }
+
+    /**
+     * The values of partition 0 of {@code topic} from offset zero, once those read so far satisfy {@code enough}.
+     */
+    static List<String> readValuesUntil(String bootstrapServers, String topic, Predicate<List<String>> enough) {
         Map<String, Object> config = Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
@@ -61,7 +69,7 @@ final class KafkaRoundTrip {
             consumer.seekToBeginning(List.of(partition));
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 consumer.poll(Duration.ofMillis(200)).forEach(record -> values.add(record.value()));
-                return values.size() >= expected;
+                return enough.test(values);
             });
         }
         return values;
