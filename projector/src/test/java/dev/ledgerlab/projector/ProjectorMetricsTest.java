@@ -28,7 +28,7 @@ class ProjectorMetricsTest extends ProjectorIntegrationTest {
         publish(account, 2, new MoneyDeposited(500));
         var withdrawal = publish(account, 3, new MoneyWithdrawn(200));
         publish(withdrawal);
-        await().atMost(Duration.ofSeconds(30)).until(() -> projected(account)[1] == 3);
+        await().atMost(Duration.ofSeconds(30)).until(() -> projected(account) != null && projected(account)[1] == 3);
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             var after = Scrape.of(port());
