@@ -343,6 +343,11 @@ public final class EmbeddedPostgres implements AutoCloseable {
         return dataDirectory;
     }
 
+    /** Whether the server runs: false between {@link #kill()} and {@link #restart()}. */
+    public synchronized boolean isRunning() {
+        return running;
+    }
+
     /**
      * The postmaster's process id.
      */

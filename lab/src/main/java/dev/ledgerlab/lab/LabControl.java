@@ -2,6 +2,7 @@ package dev.ledgerlab.lab;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.ledgerlab.infra.EmbeddedPostgres;
 import dev.ledgerlab.problems.ProblemType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The lab's own operator endpoint, with {@code --processes}: {@code POST /break/{fault}/{service}} does one fault to
- * one of the processes this lab started ({@link ServiceProcesses#fault}) and answers what it did and what to watch;
+ * one of the processes this lab started ({@link ServiceProcesses#fault}, {@link PostgresFaults} for {@code postgres})
+ * and answers what it did and what to watch;
  * without the operator's credentials, {@code 401} and nothing is done. {@code ./ledger-lab break} calls it
  * ({@link LabBreak}).
  *
@@ -34,13 +36,14 @@ final class LabControl implements AutoCloseable {
         this.server = server;
     }
 
-    static LabControl start(String bind, int port, String operatorPassword, ServiceProcesses services) {
+    static LabControl start(String bind, int port, String operatorPassword, ServiceProcesses services,
+            EmbeddedPostgres postgres) {
         try {
             var server = HttpServer.create(new InetSocketAddress(bind, port), 16);
             var expected = ("operator:" + operatorPassword).getBytes(StandardCharsets.UTF_8);
             server.createContext(PATH, exchange -> {
                 try (exchange) {
-                    handle(exchange, expected, services);
+                    handle(exchange, expected, services, postgres);
                 }
             });
             server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
@@ -59,7 +62,8 @@ final class LabControl implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    private static void handle(HttpExchange exchange, byte[] expected, ServiceProcesses services) throws IOException {
+    private static void handle(HttpExchange exchange, byte[] expected, ServiceProcesses services,
+            EmbeddedPostgres postgres) throws IOException {
         if (!authorized(exchange, expected)) {
             exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"ledger-lab\"");
             problem(exchange, ProblemType.OPERATOR_CREDENTIALS_REQUIRED,
@@ -68,14 +72,18 @@ final class LabControl implements AutoCloseable {
         }
         var parts = exchange.getRequestURI().getPath().substring(PATH.length()).split("/");
         var fault = parts.length == 2 ? ServiceProcesses.Fault.named(parts[0]) : null;
-        if (!exchange.getRequestMethod().equals("POST") || fault == null || services.pid(parts[1]).isEmpty()) {
+        boolean database = parts.length == 2 && parts[1].equals(PostgresFaults.TARGET);
+        if (!exchange.getRequestMethod().equals("POST") || fault == null
+                || !(database ? fault == ServiceProcesses.Fault.KILL || fault == ServiceProcesses.Fault.RESTART
+                        : services.pid(parts[1]).isPresent())) {
             problem(exchange, ProblemType.UNKNOWN_FAULT, "POST " + PATH + "{kill|freeze|thaw|restart}/{"
-                    + String.join("|", services.names()) + "}; nothing was done");
+                    + String.join("|", services.names()) + "} or " + PATH + "{kill|restart}/" + PostgresFaults.TARGET
+                    + "; nothing was done");
             return;
         }
         Map<String, Object> done;
         try {
-            done = services.fault(fault, parts[1]);
+            done = database ? PostgresFaults.fault(fault, postgres) : services.fault(fault, parts[1]);
         } catch (RuntimeException e) {
             // Otherwise the JDK's server drops the connection, and the command line could only say nobody answered.
             problem(exchange, ProblemType.INTERNAL_ERROR, parts[0] + " " + parts[1] + " failed: " + e.getMessage());

@@ -1,6 +1,7 @@
 package dev.ledgerlab.lab;
 
 import dev.ledgerlab.events.Replication;
+import dev.ledgerlab.infra.EmbeddedPostgres;
 import dev.ledgerlab.infra.EmbeddedStack;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -90,7 +91,8 @@ public final class LedgerLab implements AutoCloseable {
             var processes = ServiceProcesses.start(infrastructure, options.ports(), options.bind(), args,
                     options.services(), options.projectors(), stack::kafka);
             try {
-                var control = LabControl.start(options.bind(), options.labPort(), operator.password(), processes);
+                var control = LabControl.start(options.bind(), options.labPort(), operator.password(), processes,
+                        postgres);
                 return new LedgerLab(stack, processes, control, operator, options.bind());
             } catch (RuntimeException e) {
                 processes.close();
@@ -154,6 +156,11 @@ public final class LedgerLab implements AutoCloseable {
     private String pid(String service) {
         var pid = services.pid(service);
         return pid.isPresent() ? "\n" + " ".repeat(35) + "pid " + pid.getAsLong() + " (a JVM of its own)" : "";
+    }
+
+    /** The lab's PostgreSQL server. */
+    EmbeddedPostgres postgres() {
+        return stack.postgres();
     }
 
     /** The lab's services, whichever way they run. */

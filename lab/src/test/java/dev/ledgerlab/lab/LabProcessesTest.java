@@ -172,6 +172,44 @@ class LabProcessesTest {
     }
 
     @Test
+    void keepsPostgresKilledFromTheCommandLineDownUntilRestartedAndTheServicesResumeByThemselves() throws Exception {
+        var commands = CommandApiClient.at(ports[3]);
+        var account = commands.openAccount("frank");
+        assertThat(commands.deposit(account, 40).status()).isEqualTo(200);
+        var servicePids = new ArrayList<Long>();
+        services.names().forEach(service -> servicePids.add(services.pid(service).orElseThrow()));
+        var postgres = lab.postgres();
+        long postmaster = postgres.pid();
+
+        var killed = breakIt("kill", PostgresFaults.TARGET);
+        assertThat(killed.exitCode()).isZero();
+        assertThat(killed.out()).contains("SIGKILL", "pid " + postmaster);
+        assertThat(ProcessHandle.of(postmaster)).as("the postmaster is gone").isEmpty();
+        var refused = commands.deposit(account, 5);
+        assertThat(refused.status()).as("a deposit while it is down").isEqualTo(503);
+        assertThat(refused.body()).contains("urn:ledgerlab:problem:database-unavailable");
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                TestHttp.at(ports[3]).get("/actuator/health/readiness").status() == 503);
+        assertThat(breakIt("kill", PostgresFaults.TARGET).out()).as("killed twice").contains("down already");
+
+        var restarted = breakIt("restart", PostgresFaults.TARGET);
+        assertThat(restarted.exitCode()).isZero();
+        assertThat(restarted.out()).contains("started again");
+        assertThat(postgres.pid()).as("a new postmaster").isNotEqualTo(postmaster);
+        var key = UUID.randomUUID().toString();
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                commands.deposit(account, 2, "Idempotency-Key", key).status() == 200);
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                ProjectorClient.at(ports[4]).balance(account, 3).status() == 200);
+        assertThat(ProjectorClient.at(ports[4]).balance(account, 3).json().get("balance").asLong())
+                .as("the deposit refused with 503 was never written").isEqualTo(42);
+        var after = new ArrayList<Long>();
+        services.names().forEach(service -> after.add(services.pid(service).orElseThrow()));
+        assertThat(after).as("nobody restarted a service").isEqualTo(servicePids);
+        assertInvariantsHold();
+    }
+
+    @Test
     void refusesAFaultWithoutTheOperatorsPasswordAndDoesNothing() throws Exception {
         long relay = services.pid(LabServices.OUTBOX_RELAY).orElseThrow();
         var refused = TestHttp.at(ports[6]).post(LabControl.PATH + "kill/" + LabServices.OUTBOX_RELAY, "{}");
@@ -184,6 +222,8 @@ class LabProcessesTest {
         assertThat(state(relay)).as("nothing frozen").isNotEqualTo('T');
         assertThat(TestHttp.at(ports[6]).asOperator().post(LabControl.PATH + "explode/projector", "{}").status())
                 .as("no such fault").isEqualTo(404);
+        assertThat(TestHttp.at(ports[6]).asOperator().post(LabControl.PATH + "freeze/postgres", "{}").status())
+                .as("PostgreSQL's faults are kill and restart").isEqualTo(404);
     }
 
     private record Outcome(int exitCode, String out) {
