@@ -29,11 +29,12 @@ public final class LabBreak {
 
     @Parameters(index = "0", paramLabel = "FAULT", description = "kill (SIGKILL), freeze (SIGSTOP), thaw (SIGCONT), "
             + "restart (stopped as by Ctrl-C); a killed or restarted service is started again by the lab; "
-            + "postgres: kill (SIGKILL), then restart (it stays down until then)")
+            + "postgres: kill (SIGKILL), then restart (it stays down until then); add projector: one more member of "
+            + "the group (up to 6)")
     String fault;
 
-    @Parameters(index = "1", paramLabel = "SERVICE", description = "command-api, outbox-relay, projector (projector-2, ... with "
-            + "--projectors) or postgres")
+    @Parameters(index = "1", paramLabel = "SERVICE", description = "command-api, outbox-relay, projector "
+            + "(projector-2, ... with --projectors) or postgres")
     String service;
 
     @Option(names = "--lab-port", paramLabel = "N", description = "the lab's operator port, default ${DEFAULT-VALUE}")

@@ -73,17 +73,19 @@ final class LabControl implements AutoCloseable {
         var parts = exchange.getRequestURI().getPath().substring(PATH.length()).split("/");
         var fault = parts.length == 2 ? ServiceProcesses.Fault.named(parts[0]) : null;
         boolean database = parts.length == 2 && parts[1].equals(PostgresFaults.TARGET);
+        boolean add = fault == ServiceProcesses.Fault.ADD;
         if (!exchange.getRequestMethod().equals("POST") || fault == null
                 || !(database ? fault == ServiceProcesses.Fault.KILL || fault == ServiceProcesses.Fault.RESTART
-                        : services.pid(parts[1]).isPresent())) {
+                        : add ? parts[1].equals(LabServices.PROJECTOR) : services.pid(parts[1]).isPresent())) {
             problem(exchange, ProblemType.UNKNOWN_FAULT, "POST " + PATH + "{kill|freeze|thaw|restart}/{"
-                    + String.join("|", services.names()) + "} or " + PATH + "{kill|restart}/" + PostgresFaults.TARGET
-                    + "; nothing was done");
+                    + String.join("|", services.names()) + "}, " + PATH + "{kill|restart}/" + PostgresFaults.TARGET
+                    + " or " + PATH + "add/" + LabServices.PROJECTOR + "; nothing was done");
             return;
         }
         Map<String, Object> done;
         try {
-            done = database ? PostgresFaults.fault(fault, postgres) : services.fault(fault, parts[1]);
+            done = database ? PostgresFaults.fault(fault, postgres)
+                    : add ? services.addProjector() : services.fault(fault, parts[1]);
         } catch (RuntimeException e) {
             // Otherwise the JDK's server drops the connection, and the command line could only say nobody answered.
             problem(exchange, ProblemType.INTERNAL_ERROR, parts[0] + " " + parts[1] + " failed: " + e.getMessage());

@@ -20,10 +20,10 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The lab's services each in a JVM of its own ({@code ./ledger-lab --processes}), supervised by the lab's JVM, which
@@ -44,18 +44,23 @@ final class ServiceProcesses implements RunningServices {
             "-XX:+UnlockExperimentalVMOptions", "-XX:+IgnoreUnrecognizedVMOptions", "-XX:TrimNativeHeapInterval=5000",
             "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     private static final Duration READY_WITHIN = Duration.ofMinutes(2);
+    /** The topic's partitions: a member more would hold none. */
+    static final int MOST_PROJECTORS = 6;
     /** The first restart after an exit; doubled while a service keeps exiting soon after it started, up to the most. */
     private static final Duration FIRST_RESTART = Duration.ofSeconds(1);
     private static final Duration MOST_RESTART = Duration.ofSeconds(30);
     private static final String STARTED_AGAIN = "the lab starts it again after 1 s (longer, up to 30 s, while it keeps"
             + " exiting soon after starting; its output says when)";
 
-    private final Map<String, Child> children;
-    private final ScheduledExecutorService supervisor;
+    /** In the order they started; replaced whole when a projector is added, so a reader never sees it change. */
+    private volatile Map<String, Child> children;
+    private final ScheduledThreadPoolExecutor supervisor;
+    /** How to start one more member of the projectors' group ({@link #addProjector}). */
+    private volatile Supplier<Child> nextProjector;
     private volatile boolean closing;
     private final AtomicInteger signalledToStop = new AtomicInteger();
 
-    private ServiceProcesses(Map<String, Child> children, ScheduledExecutorService supervisor) {
+    private ServiceProcesses(Map<String, Child> children, ScheduledThreadPoolExecutor supervisor) {
         this.children = children;
         this.supervisor = supervisor;
     }
@@ -67,7 +72,7 @@ final class ServiceProcesses implements RunningServices {
     static ServiceProcesses start(LabServices.Infrastructure infrastructure, LabServices.Ports ports, String bind,
             List<String> passThrough, Set<String> services, int projectors, Runnable kafkaReady) {
         // A thread per service: one service's restart waits for its readiness, and must not hold up another's.
-        var supervisor = Executors.newScheduledThreadPool(LabServices.ALL.size() + projectors - 1, runnable -> {
+        var supervisor = new ScheduledThreadPoolExecutor(LabServices.ALL.size() + projectors - 1, runnable -> {
             var thread = new Thread(runnable, "ledger-lab-supervisor");
             thread.setDaemon(true);
             return thread;
@@ -97,6 +102,14 @@ final class ServiceProcesses implements RunningServices {
             int port = member == 1 ? port(ports.projector()) : EmbeddedStack.freeListenPort();
             children.put(name, lab.new Child(name, port, bind, flags,
                     LabServices.arguments(infrastructure, port, LabServices.projectorArguments(apiPort, passThrough))));
+        }
+        if (services.contains(LabServices.PROJECTOR)) {
+            lab.nextProjector = () -> {
+                int port = EmbeddedStack.freeListenPort();
+                var name = LabServices.PROJECTOR + "-" + (lab.projectors() + 1);
+                return lab.new Child(name, port, bind, flags, LabServices.arguments(infrastructure, port,
+                        LabServices.projectorArguments(apiPort, passThrough)));
+            };
         }
         try {
             var starts = children.values().stream().map(child -> CompletableFuture.runAsync(() -> {
@@ -135,9 +148,51 @@ final class ServiceProcesses implements RunningServices {
         return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
     }
 
-    /** The faults {@code ./ledger-lab break} does to a service's process. */
+    /** How many members the projectors' group has. */
+    private int projectors() {
+        return (int) children.keySet().stream().filter(name -> ServiceMain.kind(name).equals(LabServices.PROJECTOR))
+                .count();
+    }
+
+    /**
+     * {@code ./ledger-lab break add projector}: one more member of the projectors' group, as {@code --projectors} would
+     * have started it, supervised like the others; waits until it is ready. At most one member per partition: a
+     * seventh would hold none.
+     */
+    synchronized Map<String, Object> addProjector() {
+        var answer = new LinkedHashMap<String, Object>();
+        answer.put("service", LabServices.PROJECTOR);
+        answer.put("fault", "add");
+        int members = projectors();
+        if (nextProjector == null || closing || members >= MOST_PROJECTORS) {
+            answer.put("did", nextProjector == null ? "nothing: this lab runs no projector"
+                    : "nothing: the group has %d members, one per partition; another would hold none".formatted(
+                            members));
+            answer.put("watch", "assignedHere in each member's /projection/status");
+            return answer;
+        }
+        var child = nextProjector.get();
+        supervisor.setCorePoolSize(supervisor.getCorePoolSize() + 1);
+        var next = new LinkedHashMap<>(children);
+        next.put(child.service, child);
+        children = next;
+        child.spawn();
+        child.awaitReady();
+        answer.put("service", child.service);
+        answer.put("pid", child.process.pid());
+        answer.put("port", child.port);
+        answer.put("did", "started %s (pid %d, port %d): member %d of the projectors' group".formatted(child.service,
+                child.process.pid(), child.port, members + 1));
+        answer.put("watch", ("the group rebalances: a pause in what is applied while it does, then each member holds"
+                + " some of the %d partitions (assignedHere in each member's status; this one's: curl -s"
+                + " localhost:%d/projection/status); each reads on from the offsets stored with the balances")
+                        .formatted(MOST_PROJECTORS, child.port));
+        return answer;
+    }
+
+    /** The faults {@code ./ledger-lab break} does to a service's process; add grows the projectors' group. */
     enum Fault {
-        KILL, FREEZE, THAW, RESTART;
+        KILL, FREEZE, THAW, RESTART, ADD;
 
         /** The fault by its name on the command line, or null. */
         static Fault named(String name) {

@@ -62,7 +62,8 @@ class LabProcessesTest {
     @Test
     void runsEachServiceInAProcessOfItsOwnStartedByTheLab() throws Exception {
         var seen = new ArrayList<Long>();
-        assertThat(services.names()).containsExactlyInAnyOrder(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY,
+        // projector-3 too, once addsAProjectorToTheGroupFromTheCommandLine has run.
+        assertThat(services.names()).startsWith(LabServices.COMMAND_API, LabServices.OUTBOX_RELAY,
                 LabServices.PROJECTOR, SECOND_PROJECTOR);
         for (var service : services.names()) {
             long pid = services.pid(service).orElseThrow();
@@ -149,6 +150,25 @@ class LabProcessesTest {
         System.out.printf("projector-2 killed: its partitions had a live member %d ms later%n",
                 (System.nanoTime() - at) / 1_000_000);
         await().atMost(Duration.ofSeconds(60)).until(() -> first.balance(account, 2).status() == 200);
+        assertInvariantsHold();
+    }
+
+    @Test
+    void addsAProjectorToTheGroupFromTheCommandLine() throws Exception {
+        var added = breakIt("add", LabServices.PROJECTOR);
+        assertThat(added.exitCode()).isZero();
+        var third = LabServices.PROJECTOR + "-3";
+        assertThat(added.out()).contains("started " + third, "member 3");
+        long pid = services.pid(third).orElseThrow();
+        assertThat(ProcessHandle.of(pid).flatMap(ProcessHandle::parent).map(ProcessHandle::pid))
+                .as("started by the lab's JVM").contains(ProcessHandle.current().pid());
+        assertThat(commandLine(pid)).containsSequence(ServiceMain.class.getName(), third);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() ->
+                assertThat(assigned(third)).as("partitions of the new member").isNotEmpty());
+        var account = CommandApiClient.at(ports[3]).openAccount("grace");
+        assertThat(CommandApiClient.at(ports[3]).deposit(account, 9).status()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                ProjectorClient.at(ports[4]).balance(account, 2).status() == 200);
         assertInvariantsHold();
     }
 
