@@ -29,13 +29,17 @@ public final class LabBreak {
 
     @Parameters(index = "0", paramLabel = "FAULT", description = "kill (SIGKILL), freeze (SIGSTOP), thaw (SIGCONT), "
             + "restart (stopped as by Ctrl-C); a killed or restarted service is started again by the lab; "
-            + "postgres: kill (SIGKILL), then restart (it stays down until then); add projector: one more member of "
-            + "the group (up to 6)")
+            + "postgres and kafka-node N: kill (SIGKILL), then restart (it stays down until then); add projector: "
+            + "one more member of the group (up to 6)")
     String fault;
 
     @Parameters(index = "1", paramLabel = "SERVICE", description = "command-api, outbox-relay, projector "
-            + "(projector-2, ... with --projectors) or postgres")
+            + "(projector-2, ... with --projectors), postgres or kafka-node N")
     String service;
+
+    @Parameters(index = "2", arity = "0..1", paramLabel = "N", description = "the node, for kafka-node (with "
+            + "--kafka-nodes=3): kill kafka-node 2; kafka-node-2 says the same")
+    Integer node;
 
     @Option(names = "--lab-port", paramLabel = "N", description = "the lab's operator port, default ${DEFAULT-VALUE}")
     int labPort = LabOptions.DEFAULT_LAB_PORT;
@@ -78,7 +82,8 @@ public final class LabBreak {
                 return 1;
             }
         }
-        var uri = URI.create("http://127.0.0.1:" + cli.labPort + LabControl.PATH + cli.fault + "/" + cli.service);
+        var target = cli.node == null ? cli.service : cli.service + "-" + cli.node;
+        var uri = URI.create("http://127.0.0.1:" + cli.labPort + LabControl.PATH + cli.fault + "/" + target);
         var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(90))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("operator:" + password)
                         .getBytes(StandardCharsets.UTF_8)))

@@ -2,7 +2,8 @@ package dev.ledgerlab.lab;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.ledgerlab.infra.EmbeddedPostgres;
+import dev.ledgerlab.infra.EmbeddedStack;
+import dev.ledgerlab.infra.KafkaCluster;
 import dev.ledgerlab.problems.ProblemType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,8 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The lab's own operator endpoint, with {@code --processes}: {@code POST /break/{fault}/{service}} does one fault to
- * one of the processes this lab started ({@link ServiceProcesses#fault}, {@link PostgresFaults} for {@code postgres})
- * and answers what it did and what to watch;
+ * one of the processes this lab started ({@link ServiceProcesses#fault}; {@link PostgresFaults} for {@code postgres},
+ * {@link KafkaNodeFaults} for a node of a Kafka cluster) and answers what it did and what to watch;
  * without the operator's credentials, {@code 401} and nothing is done. {@code ./ledger-lab break} calls it
  * ({@link LabBreak}).
  *
@@ -37,13 +38,13 @@ final class LabControl implements AutoCloseable {
     }
 
     static LabControl start(String bind, int port, String operatorPassword, ServiceProcesses services,
-            EmbeddedPostgres postgres) {
+            EmbeddedStack stack) {
         try {
             var server = HttpServer.create(new InetSocketAddress(bind, port), 16);
             var expected = ("operator:" + operatorPassword).getBytes(StandardCharsets.UTF_8);
             server.createContext(PATH, exchange -> {
                 try (exchange) {
-                    handle(exchange, expected, services, postgres);
+                    handle(exchange, expected, services, stack);
                 }
             });
             server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
@@ -63,7 +64,7 @@ final class LabControl implements AutoCloseable {
     }
 
     private static void handle(HttpExchange exchange, byte[] expected, ServiceProcesses services,
-            EmbeddedPostgres postgres) throws IOException {
+            EmbeddedStack stack) throws IOException {
         if (!authorized(exchange, expected)) {
             exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"ledger-lab\"");
             problem(exchange, ProblemType.OPERATOR_CREDENTIALS_REQUIRED,
@@ -72,23 +73,28 @@ final class LabControl implements AutoCloseable {
         }
         var parts = exchange.getRequestURI().getPath().substring(PATH.length()).split("/");
         var fault = parts.length == 2 ? ServiceProcesses.Fault.named(parts[0]) : null;
-        boolean database = parts.length == 2 && parts[1].equals(PostgresFaults.TARGET);
+        var target = parts.length == 2 ? parts[1] : "";
+        boolean database = target.equals(PostgresFaults.TARGET);
+        boolean node = KafkaNodeFaults.isNode(target, stack.kafka());
         boolean add = fault == ServiceProcesses.Fault.ADD;
+        boolean killOrRestart = fault == ServiceProcesses.Fault.KILL || fault == ServiceProcesses.Fault.RESTART;
         if (!exchange.getRequestMethod().equals("POST") || fault == null
-                || !(database ? fault == ServiceProcesses.Fault.KILL || fault == ServiceProcesses.Fault.RESTART
-                        : add ? parts[1].equals(LabServices.PROJECTOR) : services.pid(parts[1]).isPresent())) {
+                || !(database || node ? killOrRestart
+                        : add ? target.equals(LabServices.PROJECTOR) : services.pid(target).isPresent())) {
             problem(exchange, ProblemType.UNKNOWN_FAULT, "POST " + PATH + "{kill|freeze|thaw|restart}/{"
-                    + String.join("|", services.names()) + "}, " + PATH + "{kill|restart}/" + PostgresFaults.TARGET
-                    + " or " + PATH + "add/" + LabServices.PROJECTOR + "; nothing was done");
+                    + String.join("|", services.names()) + "}, " + PATH + "{kill|restart}/{" + PostgresFaults.TARGET
+                    + "|" + KafkaNodeFaults.TARGET + "-N} (Kafka nodes with --kafka-nodes=3: a lab of one node runs"
+                    + " it inside its own JVM) or " + PATH + "add/" + LabServices.PROJECTOR + "; nothing was done");
             return;
         }
         Map<String, Object> done;
         try {
-            done = database ? PostgresFaults.fault(fault, postgres)
-                    : add ? services.addProjector() : services.fault(fault, parts[1]);
+            done = database ? PostgresFaults.fault(fault, stack.postgres())
+                    : node ? KafkaNodeFaults.fault(fault, (KafkaCluster) stack.kafka(), KafkaNodeFaults.node(target))
+                    : add ? services.addProjector() : services.fault(fault, target);
         } catch (RuntimeException e) {
             // Otherwise the JDK's server drops the connection, and the command line could only say nobody answered.
-            problem(exchange, ProblemType.INTERNAL_ERROR, parts[0] + " " + parts[1] + " failed: " + e.getMessage());
+            problem(exchange, ProblemType.INTERNAL_ERROR, parts[0] + " " + target + " failed: " + e.getMessage());
             return;
         }
         send(exchange, 200, "application/json", done);

@@ -78,14 +78,15 @@ class LedgerLabTest {
     }
 
     @Test
-    void runsOnAClusterOfThreeKafkaNodeProcessesThatKeepThreeCopiesAndStopWithIt() throws Exception {
+    void runsOnAClusterOfThreeKafkaNodeProcessesThatKeepThreeCopiesOutliveOneKilledAndStopWithIt() throws Exception {
         var data = EmbeddedStack.scratchDirectory("lab-cluster-test");
         try {
             int[] ports = clusterPorts();
             var args = new String[] {"--data-dir=" + data, "--postgres-port=" + ports[0], "--kafka-port=" + ports[1],
                 "--controller-port=" + ports[2], "--command-api-port=" + ports[3], "--projector-port=" + ports[4],
-                "--relay-port=" + ports[5], "--kafka-nodes=3", "--fresh"};
-            List<Long> nodePids;
+                "--relay-port=" + ports[5], "--kafka-nodes=3", "--fresh", "--processes", "--lab-port=" + ports[6],
+                TestHttp.OPERATOR_PASSWORD_ARGUMENT};
+            var nodePids = new java.util.ArrayList<Long>();
             try (var lab = LedgerLab.start(LabOptions.parse(args))) {
                 var banner = lab.banner(1);
                 var pids = java.util.regex.Pattern.compile("node (\\d) 127\\.0\\.0\\.1:(\\d+) .*?, pid (\\d+)")
@@ -93,7 +94,7 @@ class LedgerLabTest {
                 assertThat(pids).as(banner).hasSize(3);
                 assertThat(pids).extracting(m -> Integer.parseInt(m.group(2)))
                         .containsExactly(ports[1], ports[1] + 10, ports[1] + 20);
-                nodePids = pids.stream().map(m -> Long.parseLong(m.group(3))).toList();
+                pids.forEach(m -> nodePids.add(Long.parseLong(m.group(3))));
                 assertThat(nodePids).doesNotHaveDuplicates().doesNotContain(ProcessHandle.current().pid())
                         .allSatisfy(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true));
                 assertThat(banner).contains("3 copies, a write needs 2");
@@ -118,6 +119,23 @@ class LedgerLabTest {
                         Replication.of(3).topicConfigs().forEach((name, value) ->
                                 assertThat(config.get(name).value()).as("%s of %s", name, topic).isEqualTo(value));
                     }
+
+                    // Node 2 killed from the command line: two of three keep every write; restarted, it catches up.
+                    var killed = breakNode(ports[6], "kill", "kafka-node", "2");
+                    assertThat(killed).contains("exited with code 137", "2 of 3 nodes run");
+                    assertThat(ProcessHandle.of(nodePids.get(1)).map(ProcessHandle::isAlive)).as("node 2's process")
+                            .isNotEqualTo(java.util.Optional.of(true));
+                    assertThat(post(ports[3], accountPath + "/deposits", "{\"amount\":50}").status()).isEqualTo(200);
+                    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() ->
+                            get(ports[4], accountPath + "/balance?minVersion=3").status() == 200);
+                    var restarted = breakNode(ports[6], "restart", "kafka-node-2");
+                    assertThat(restarted).contains("started again");
+                    nodePids.add(Long.parseLong(restarted.replaceFirst("(?s).*started again \\(pid (\\d+)\\).*",
+                            "$1")));
+                    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).ignoreExceptions()
+                            .until(() -> admin.describeTopics(List.of("accounts.events")).allTopicNames()
+                                    .get(10, TimeUnit.SECONDS).get("accounts.events").partitions().stream()
+                                    .allMatch(p -> p.isr().size() == 3));
                 }
             }
             assertThat(nodePids).as("every node stopped with the lab")
@@ -134,13 +152,27 @@ class LedgerLabTest {
     }
 
     /** Six ports for the lab whose Kafka port and controller port are free 10 and 20 above too, for nodes 2 and 3. */
+    /** {@code ./ledger-lab break ...} against the lab on {@code labPort}; what it printed, once it succeeded. */
+    private static String breakNode(int labPort, String... args) {
+        var out = new java.io.ByteArrayOutputStream();
+        var all = new java.util.ArrayList<>(List.of(args));
+        all.add("--lab-port=" + labPort);
+        int code = LabBreak.run(Map.of(OperatorPassword.ENVIRONMENT, TestHttp.OPERATOR_PASSWORD),
+                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8), System.err,
+                all.toArray(String[]::new));
+        var printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        System.out.print(printed);
+        assertThat(code).as(printed).isZero();
+        return printed;
+    }
+
     private static int[] clusterPorts() {
         var random = new java.util.Random();
         while (true) {
             int base = 20_000 + 10 * random.nextInt(3_000);
-            int[] ports = {base + 1, base + 2, base + 3, base + 4, base + 5, base + 6};
+            int[] ports = {base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7};
             var needed = java.util.stream.IntStream.of(ports[0], ports[1], ports[1] + 10, ports[1] + 20, ports[2],
-                    ports[2] + 10, ports[2] + 20, ports[3], ports[4], ports[5]);
+                    ports[2] + 10, ports[2] + 20, ports[3], ports[4], ports[5], ports[6]);
             if (needed.allMatch(LedgerLabTest::free)) {
                 return ports;
             }
