@@ -30,7 +30,7 @@ public final class LabBreak {
     @Parameters(index = "0", paramLabel = "FAULT", description = "kill (SIGKILL), freeze (SIGSTOP), thaw (SIGCONT), "
             + "restart (stopped as by Ctrl-C); a killed or restarted service is started again by the lab; "
             + "postgres and kafka-node N: kill (SIGKILL), then restart (it stays down until then); add projector: "
-            + "one more member of the group (up to 6)")
+            + "one more member of the group (up to 6); poison projector: a record no contract version decodes")
     String fault;
 
     @Parameters(index = "1", paramLabel = "SERVICE", description = "command-api, outbox-relay, projector "

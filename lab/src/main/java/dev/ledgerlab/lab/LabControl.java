@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -38,13 +39,13 @@ final class LabControl implements AutoCloseable {
     }
 
     static LabControl start(String bind, int port, String operatorPassword, ServiceProcesses services,
-            EmbeddedStack stack) {
+            EmbeddedStack stack, PoisonFault.Topics topics) {
         try {
             var server = HttpServer.create(new InetSocketAddress(bind, port), 16);
             var expected = ("operator:" + operatorPassword).getBytes(StandardCharsets.UTF_8);
             server.createContext(PATH, exchange -> {
                 try (exchange) {
-                    handle(exchange, expected, services, stack);
+                    handle(exchange, expected, services, stack, topics);
                 }
             });
             server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
@@ -64,7 +65,7 @@ final class LabControl implements AutoCloseable {
     }
 
     private static void handle(HttpExchange exchange, byte[] expected, ServiceProcesses services,
-            EmbeddedStack stack) throws IOException {
+            EmbeddedStack stack, PoisonFault.Topics topics) throws IOException {
         if (!authorized(exchange, expected)) {
             exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"ledger-lab\"");
             problem(exchange, ProblemType.OPERATOR_CREDENTIALS_REQUIRED,
@@ -72,32 +73,46 @@ final class LabControl implements AutoCloseable {
             return;
         }
         var parts = exchange.getRequestURI().getPath().substring(PATH.length()).split("/");
-        var fault = parts.length == 2 ? ServiceProcesses.Fault.named(parts[0]) : null;
+        var verb = parts.length == 2 ? parts[0] : "";
         var target = parts.length == 2 ? parts[1] : "";
-        boolean database = target.equals(PostgresFaults.TARGET);
-        boolean node = KafkaNodeFaults.isNode(target, stack.kafka());
-        boolean add = fault == ServiceProcesses.Fault.ADD;
-        boolean killOrRestart = fault == ServiceProcesses.Fault.KILL || fault == ServiceProcesses.Fault.RESTART;
-        if (!exchange.getRequestMethod().equals("POST") || fault == null
-                || !(database || node ? killOrRestart
-                        : add ? target.equals(LabServices.PROJECTOR) : services.pid(target).isPresent())) {
+        var action = exchange.getRequestMethod().equals("POST") ? action(verb, target, services, stack, topics) : null;
+        if (action == null) {
             problem(exchange, ProblemType.UNKNOWN_FAULT, "POST " + PATH + "{kill|freeze|thaw|restart}/{"
                     + String.join("|", services.names()) + "}, " + PATH + "{kill|restart}/{" + PostgresFaults.TARGET
                     + "|" + KafkaNodeFaults.TARGET + "-N} (Kafka nodes with --kafka-nodes=3: a lab of one node runs"
-                    + " it inside its own JVM) or " + PATH + "add/" + LabServices.PROJECTOR + "; nothing was done");
+                    + " it inside its own JVM), " + PATH + "add/" + LabServices.PROJECTOR + " or " + PATH
+                    + PoisonFault.NAME + "/" + LabServices.PROJECTOR + "; nothing was done");
             return;
         }
         Map<String, Object> done;
         try {
-            done = database ? PostgresFaults.fault(fault, stack.postgres())
-                    : node ? KafkaNodeFaults.fault(fault, (KafkaCluster) stack.kafka(), KafkaNodeFaults.node(target))
-                    : add ? services.addProjector() : services.fault(fault, target);
+            done = action.get();
         } catch (RuntimeException e) {
             // Otherwise the JDK's server drops the connection, and the command line could only say nobody answered.
-            problem(exchange, ProblemType.INTERNAL_ERROR, parts[0] + " " + target + " failed: " + e.getMessage());
+            problem(exchange, ProblemType.INTERNAL_ERROR, verb + " " + target + " failed: " + e.getMessage());
             return;
         }
         send(exchange, 200, "application/json", done);
+    }
+
+    /** What {@code POST /break/{verb}/{target}} does, or null when it names no fault of this lab. */
+    private static Supplier<Map<String, Object>> action(String verb, String target, ServiceProcesses services,
+            EmbeddedStack stack, PoisonFault.Topics topics) {
+        var fault = ServiceProcesses.Fault.named(verb);
+        boolean killOrRestart = fault == ServiceProcesses.Fault.KILL || fault == ServiceProcesses.Fault.RESTART;
+        if (verb.equals(PoisonFault.NAME) && target.equals(LabServices.PROJECTOR)) {
+            return () -> PoisonFault.publish(stack.kafka().bootstrapServers(), topics);
+        }
+        if (fault == ServiceProcesses.Fault.ADD) {
+            return target.equals(LabServices.PROJECTOR) ? services::addProjector : null;
+        }
+        if (killOrRestart && target.equals(PostgresFaults.TARGET)) {
+            return () -> PostgresFaults.fault(fault, stack.postgres());
+        }
+        if (killOrRestart && KafkaNodeFaults.isNode(target, stack.kafka())) {
+            return () -> KafkaNodeFaults.fault(fault, (KafkaCluster) stack.kafka(), KafkaNodeFaults.node(target));
+        }
+        return fault != null && services.pid(target).isPresent() ? () -> services.fault(fault, target) : null;
     }
 
     private static boolean authorized(HttpExchange exchange, byte[] expected) {

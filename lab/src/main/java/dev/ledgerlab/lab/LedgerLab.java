@@ -92,7 +92,7 @@ public final class LedgerLab implements AutoCloseable {
                     options.services(), options.projectors(), stack::kafka);
             try {
                 var control = LabControl.start(options.bind(), options.labPort(), operator.password(), processes,
-                        stack);
+                        stack, PoisonFault.Topics.from(options.passThrough()));
                 return new LedgerLab(stack, processes, control, operator, options.bind());
             } catch (RuntimeException e) {
                 processes.close();

@@ -7,6 +7,7 @@ import dev.ledgerlab.infra.EmbeddedStack;
 import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
+import dev.ledgerlab.testkit.TopicReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -169,6 +170,44 @@ class LabProcessesTest {
         assertThat(CommandApiClient.at(ports[3]).deposit(account, 9).status()).isEqualTo(200);
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 ProjectorClient.at(ports[4]).balance(account, 2).status() == 200);
+        assertInvariantsHold();
+    }
+
+    @Test
+    void deadLettersAPoisonPublishedFromTheCommandLineAndItsPartitionReadsOn() throws Exception {
+        var poisoned = breakIt("poison", LabServices.PROJECTOR);
+        assertThat(poisoned.exitCode()).isZero();
+        var where = java.util.regex.Pattern.compile("partition (\\d+), offset (\\d+) \\(key ([0-9a-f-]{36})")
+                .matcher(poisoned.out()).results().findFirst().orElseThrow();
+        int partition = Integer.parseInt(where.group(1));
+        var key = where.group(3);
+        var bootstrap = "127.0.0.1:" + ports[1];
+        try (var deadLetters = new TopicReader(bootstrap, "accounts.events.dlt")) {
+            var letters = TopicReader.keyed(deadLetters.readUntil(all -> !TopicReader.keyed(all, key).isEmpty(),
+                    Duration.ofSeconds(60)), key);
+            assertThat(letters).as("the poison, dead-lettered").hasSize(1);
+            assertThat(TopicReader.header(letters.get(0), "kafka_dlt-original-topic")).as("by the projector, from")
+                    .isEqualTo("accounts.events");
+            // Spring Kafka writes the original offset as eight bytes.
+            assertThat(java.nio.ByteBuffer.wrap(letters.get(0).headers().lastHeader("kafka_dlt-original-offset")
+                    .value()).getLong()).isEqualTo(Long.parseLong(where.group(2)));
+        }
+        // An account of the poisoned partition (Kafka's default partitioner: murmur2 of the key) is still projected.
+        var commands = CommandApiClient.at(ports[3]);
+        int partitions = TopicReader.endOffsets(bootstrap, "accounts.events").size();
+        UUID account;
+        do {
+            account = commands.openAccount("heidi");
+        } while (org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                account.toString().getBytes(StandardCharsets.UTF_8))) % partitions != partition);
+        assertThat(commands.deposit(account, 11).status()).isEqualTo(200);
+        var projected = account;
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                ProjectorClient.at(ports[4]).balance(projected, 2).status() == 200);
+        try (var events = new TopicReader(bootstrap, "accounts.events")) {
+            assertThat(TopicReader.keyed(events.readToEnd(), projected)).extracting(r -> r.partition())
+                    .as("its events, on the poisoned partition").containsOnly(partition);
+        }
         assertInvariantsHold();
     }
 
