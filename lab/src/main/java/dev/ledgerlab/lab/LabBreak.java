@@ -27,14 +27,15 @@ import tools.jackson.databind.json.JsonMapper;
         "Does a fault to a service of a running ./ledger-lab --processes, and says what to watch.", ""})
 public final class LabBreak {
 
-    @Parameters(index = "0", paramLabel = "FAULT", description = "kill (SIGKILL), freeze (SIGSTOP), thaw (SIGCONT), "
-            + "restart (stopped as by Ctrl-C); a killed or restarted service is started again by the lab; "
-            + "postgres and kafka-node N: kill (SIGKILL), then restart (it stays down until then); add projector: "
-            + "one more member of the group (up to 6); poison projector: a record no contract version decodes")
+    @Parameters(index = "0", paramLabel = "FAULT", description = "status (what runs: pids, states), kill (SIGKILL), "
+            + "freeze (SIGSTOP), thaw (SIGCONT), restart (stopped as by Ctrl-C); a killed or restarted service is "
+            + "started again by the lab; postgres and kafka-node N: kill (SIGKILL), then restart (it stays down until "
+            + "then); add projector: one more member of the group (up to 6); poison projector: a record no contract "
+            + "version decodes")
     String fault;
 
-    @Parameters(index = "1", paramLabel = "SERVICE", description = "command-api, outbox-relay, projector "
-            + "(projector-2, ... with --projectors), postgres or kafka-node N")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "SERVICE", description = "command-api, outbox-relay, "
+            + "projector (projector-2, ... with --projectors), postgres or kafka-node N")
     String service;
 
     @Parameters(index = "2", arity = "0..1", paramLabel = "N", description = "the node, for kafka-node (with "
@@ -50,6 +51,9 @@ public final class LabBreak {
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
     boolean help;
+
+    /** {@code ./ledger-lab break status}: what runs, no password needed. */
+    static final String STATUS = "status";
 
     public static void main(String[] args) {
         System.exit(run(System.getenv(), System.out, System.err, args));
@@ -69,6 +73,13 @@ public final class LabBreak {
         if (line.isUsageHelpRequested()) {
             out.println(line.getUsageMessage(CommandLine.Help.Ansi.OFF));
             return 0;
+        }
+        if (cli.fault.equals(STATUS)) {
+            return status(cli.labPort, out, err);
+        }
+        if (cli.service == null) {
+            err.println("which service? " + line.getUsageMessage(CommandLine.Help.Ansi.OFF));
+            return 2;
         }
         var password = environment.get(OperatorPassword.ENVIRONMENT);
         if (password == null || password.isBlank()) {
@@ -107,6 +118,32 @@ public final class LabBreak {
         }
         out.println(body.path("did").asString());
         out.println("watch: " + body.path("watch").asString());
+        return 0;
+    }
+
+    /** Each process of the lab, a line each: what {@code GET /processes} on the lab's port answers. */
+    private static int status(int labPort, PrintStream out, PrintStream err) {
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + labPort + LabControl.PROCESSES))
+                .timeout(Duration.ofSeconds(10)).GET().build();
+        HttpResponse<String> response;
+        try {
+            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(request,
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            err.println("no lab answers on port " + labPort + " (faults need ./ledger-lab --processes): " + e);
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+        var body = JsonMapper.builder().build().readTree(response.body());
+        body.path("services").forEach(service -> out.printf("%-14s pid %-8s port %-6s %-8s restarts %s%n",
+                service.path("service").asString(), service.path("pid").asString(), service.path("port").asString(),
+                service.path("state").asString(), service.path("restarts").asString()));
+        out.printf("%-14s pid %-8s %s%n", PostgresFaults.TARGET, body.path("postgres").path("pid").asString(),
+                body.path("postgres").path("state").asString());
+        body.path("kafkaNodes").forEach(node -> out.printf("%-14s pid %-8s %s%n", KafkaNodeFaults.TARGET + "-"
+                + node.path("node").asString(), node.path("pid").asString(), node.path("state").asString()));
         return 0;
     }
 }

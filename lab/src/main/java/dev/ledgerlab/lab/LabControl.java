@@ -30,6 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
 final class LabControl implements AutoCloseable {
 
     static final String PATH = "/break/";
+    /** What runs: open to all, as the projection's status is; nothing in it is the operator's. */
+    static final String PROCESSES = "/processes";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final HttpServer server;
@@ -46,6 +48,16 @@ final class LabControl implements AutoCloseable {
             server.createContext(PATH, exchange -> {
                 try (exchange) {
                     handle(exchange, expected, services, stack, topics);
+                }
+            });
+            server.createContext(PROCESSES, exchange -> {
+                try (exchange) {
+                    if (exchange.getRequestMethod().equals("GET")) {
+                        send(exchange, 200, "application/json", processes(services, stack));
+                    } else {
+                        problem(exchange, ProblemType.UNKNOWN_FAULT, "GET " + PROCESSES + " says what runs; faults are"
+                                + " POST " + PATH + "{fault}/{service}");
+                    }
                 }
             });
             server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
@@ -93,6 +105,20 @@ final class LabControl implements AutoCloseable {
             return;
         }
         send(exchange, 200, "application/json", done);
+    }
+
+    /** Each process the lab started, as it is now: its services, its PostgreSQL and, in a cluster, its Kafka nodes. */
+    private static Map<String, Object> processes(ServiceProcesses services, EmbeddedStack stack) {
+        var answer = new LinkedHashMap<String, Object>();
+        answer.put("services", services.describe());
+        var postgres = stack.postgres();
+        answer.put("postgres", Map.of("pid", postgres.pid(), "state", postgres.isRunning() ? "running" : "down"));
+        if (stack.kafka() instanceof KafkaCluster cluster) {
+            answer.put("kafkaNodes", cluster.nodes().stream().map(node -> Map.of("node", node.id(),
+                    "pid", cluster.pid(node.id()), "state", cluster.isRunning(node.id()) ? "running" : "down"))
+                    .toList());
+        }
+        return answer;
     }
 
     /** What {@code POST /break/{verb}/{target}} does, or null when it names no fault of this lab. */

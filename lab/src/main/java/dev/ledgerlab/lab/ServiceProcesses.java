@@ -305,6 +305,24 @@ final class ServiceProcesses implements RunningServices {
         }
     }
 
+    /** Each service's process as it is now: pid, port, state (running, stopped, down), restarts, last exit code. */
+    List<Map<String, Object>> describe() {
+        var described = new ArrayList<Map<String, Object>>();
+        children.values().forEach(child -> {
+            var process = child.process;
+            var one = new LinkedHashMap<String, Object>();
+            one.put("service", child.service);
+            one.put("pid", process == null ? null : process.pid());
+            one.put("port", child.port);
+            one.put("state", process == null || !process.isAlive() ? "down" : stopped(process.pid()) ? "stopped"
+                    : "running");
+            one.put("restarts", child.restarts);
+            one.put("lastExit", child.lastExit);
+            described.add(one);
+        });
+        return described;
+    }
+
     /** How many times the lab started {@code service} again after it exited. */
     int restarts(String service) {
         return children.get(service).restarts;

@@ -121,6 +121,8 @@ class LabProcessesTest {
         var account = CommandApiClient.at(ports[3]).openAccount("carol");
         assertThat(CommandApiClient.at(ports[3]).deposit(account, 7).status()).isEqualTo(200);
         assertThat(state(projector)).as("still frozen").isEqualTo('T');
+        assertThat(status()).as("./ledger-lab break status").containsPattern(
+                "(?m)^projector +pid " + projector + " +port \\d+ +stopped ");
 
         assertThat(breakIt("thaw", LabServices.PROJECTOR).exitCode()).isZero();
         assertThat(state(projector)).as("SIGCONT: running").isNotEqualTo('T');
@@ -250,6 +252,8 @@ class LabProcessesTest {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 TestHttp.at(ports[3]).get("/actuator/health/readiness").status() == 503);
         assertThat(breakIt("kill", PostgresFaults.TARGET).out()).as("killed twice").contains("down already");
+        assertThat(status()).containsPattern("(?m)^postgres +pid " + postmaster + " +down$")
+                .containsPattern("(?m)^command-api +pid \\d+ +port " + ports[3] + " +running ");
 
         var restarted = breakIt("restart", PostgresFaults.TARGET);
         assertThat(restarted.exitCode()).isZero();
@@ -286,6 +290,15 @@ class LabProcessesTest {
     }
 
     private record Outcome(int exitCode, String out) {
+    }
+
+    /** {@code ./ledger-lab break status}: what it printed. */
+    private static String status() {
+        var out = new ByteArrayOutputStream();
+        assertThat(LabBreak.run(Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err, "status",
+                "--lab-port=" + ports[6])).isZero();
+        System.out.print(out.toString(StandardCharsets.UTF_8));
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     /** {@code ./ledger-lab break FAULT SERVICE}, with the operator's password the lab was given. */
