@@ -1,10 +1,11 @@
 // The pipeline page: reads GET /pipeline every second (the projector samples PostgreSQL and Kafka when asked),
-// sends the "Try it" commands to the command API, and the operator's calls to this projector. No build step.
+// sends the "Try it" commands to the command API, and the operator's calls to this projector; with
+// ./ledger-lab --processes it also reads the lab's processes and sends its faults to the lab's port. No build step.
 (() => {
   'use strict';
   const KEEP = 300; // points per chart: five minutes at one reading a second
   const $ = id => document.getElementById(id);
-  const state = { after: null, commandApi: null, operator: null, charts: {}, runKind: null, journey: null };
+  const state = { after: null, commandApi: null, lab: null, operator: null, charts: {}, runKind: null, journey: null };
   const series = { t: [], written: [], published: [], applied: [], lag: {}, slot: {} };
 
   // -1 or null: the projector could not read that figure this time (the reading's errors say why).
@@ -119,6 +120,8 @@
       if (answer.ok) {
         const readings = answer.body;
         if (state.commandApi === null) {
+          state.lab = readings.labUrl ? readings.labUrl.replace(/\/$/, '') : null;
+          $('break').hidden = !state.lab;
           state.commandApi = readings.commandApiUrl.replace(/\/$/, '');
           $('command-api-url').textContent = state.commandApi;
           $('link-commands').href = state.commandApi + '/actuator/prometheus';
@@ -248,8 +251,55 @@
       $('operator-state').textContent = 'refused: ' + answer.status + ' ' + ((answer.body && answer.body.type) || '');
     }
     operatorButtons.forEach(id => { $(id).disabled = !state.operator; });
+    document.querySelectorAll('#break button').forEach(button => { button.disabled = !state.operator; });
     parked();
   });
+
+  // ---- the lab's processes and faults: only with ./ledger-lab --processes, on the lab's own port ----
+  // Its processes, read every second from the lab (not from this projector, which may be the one broken).
+  const STAGES = { 'command-api': ['stage-command-api'], 'outbox-relay': ['stage-relay'],
+    projector: ['stage-projector'], postgres: ['stage-outbox', 'stage-balances'] };
+  async function processes() {
+    if (!state.lab) return;
+    const down = new Set();
+    try {
+      const answer = await call(state.lab + '/processes');
+      const rows = answer.body.services.map(s => [s.service, s.pid, s.port, s.state, s.restarts])
+        .concat([['postgres', answer.body.postgres.pid, '', answer.body.postgres.state, '']])
+        .concat((answer.body.kafkaNodes || []).map(n => ['kafka-node-' + n.node, n.pid, '', n.state, '']));
+      const tbody = document.querySelector('#processes tbody');
+      tbody.replaceChildren();
+      for (const row of rows) {
+        const tr = cells(tbody.insertRow(), row);
+        tr.dataset.process = row[0];
+        tr.dataset.state = row[3];
+        // A stage is down while its process is not running (one member of several projectors: not down).
+        const kind = row[0].replace(/-\d+$/, '');
+        if (row[3] !== 'running' && (kind !== 'projector' || row[0] === 'projector')) down.add(kind);
+      }
+    } catch (e) {
+      $('break-watch').textContent = 'the lab does not answer: ' + e.message;
+    }
+    for (const [kind, ids] of Object.entries(STAGES)) {
+      ids.forEach(id => $(id).classList.toggle('down', down.has(kind)));
+    }
+  }
+  document.querySelectorAll('#break button').forEach(button => button.addEventListener('click', async () => {
+    const path = '/break/' + button.dataset.fault + '/' + button.dataset.service;
+    $('break-did').textContent = 'POST ' + path + '…';
+    $('break-watch').textContent = '';
+    try {
+      const answer = await call(state.lab + path, { method: 'POST', headers: operatorHeaders() });
+      const body = answer.body || {};
+      $('break-did').textContent = answer.ok ? body.did : answer.status + ' ' + (body.type || '') + ': '
+        + (body.detail || '');
+      $('break-watch').textContent = answer.ok ? body.watch : '';
+    } catch (e) {
+      $('break-did').textContent = 'the lab does not answer: ' + e.message;
+    }
+    processes();
+  }));
+  setInterval(processes, 1000);
 
   async function operate(method, path) {
     const answer = await call(path, { method, headers: operatorHeaders() });

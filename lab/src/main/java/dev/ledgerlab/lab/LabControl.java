@@ -8,10 +8,12 @@ import dev.ledgerlab.problems.ProblemType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -47,11 +49,16 @@ final class LabControl implements AutoCloseable {
             var expected = ("operator:" + operatorPassword).getBytes(StandardCharsets.UTF_8);
             server.createContext(PATH, exchange -> {
                 try (exchange) {
-                    handle(exchange, expected, services, stack, topics);
+                    if (!preflight(exchange, services)) {
+                        handle(exchange, expected, services, stack, topics);
+                    }
                 }
             });
             server.createContext(PROCESSES, exchange -> {
                 try (exchange) {
+                    if (preflight(exchange, services)) {
+                        return;
+                    }
                     if (exchange.getRequestMethod().equals("GET")) {
                         send(exchange, 200, "application/json", processes(services, stack));
                     } else {
@@ -105,6 +112,41 @@ final class LabControl implements AutoCloseable {
             return;
         }
         send(exchange, 200, "application/json", done);
+    }
+
+    /**
+     * The pipeline page of one of this lab's projectors calls this port from the browser, another origin: CORS lets
+     * exactly those pages through ({@code http://localhost} or {@code 127.0.0.1} on a projector's port), no other. The
+     * JDK's server has no CORS of its own, and this is the one exchange that needs it. Answers a preflight
+     * ({@code OPTIONS}) itself and returns true; otherwise marks the answer for an allowed page and returns false.
+     */
+    private static boolean preflight(HttpExchange exchange, ServiceProcesses services) throws IOException {
+        var origin = exchange.getRequestHeaders().getFirst("Origin");
+        boolean allowed = false;
+        if (origin != null) {
+            try {
+                var page = URI.create(origin);
+                allowed = "http".equals(page.getScheme()) && List.of("localhost", "127.0.0.1").contains(page.getHost())
+                        && services.projectorPorts().contains(page.getPort());
+            } catch (IllegalArgumentException notAnOrigin) {
+                allowed = false;
+            }
+        }
+        var headers = exchange.getResponseHeaders();
+        if (allowed) {
+            headers.add("Access-Control-Allow-Origin", origin);
+            headers.add("Vary", "Origin");
+        }
+        if (!exchange.getRequestMethod().equals("OPTIONS")) {
+            return false;
+        }
+        if (allowed) {
+            headers.add("Access-Control-Allow-Methods", "GET, POST");
+            headers.add("Access-Control-Allow-Headers", "Authorization");
+            headers.add("Access-Control-Max-Age", "600");
+        }
+        exchange.sendResponseHeaders(allowed ? 204 : 403, -1);
+        return true;
     }
 
     /** Each process the lab started, as it is now: its services, its PostgreSQL and, in a cluster, its Kafka nodes. */

@@ -89,7 +89,7 @@ public final class LedgerLab implements AutoCloseable {
                         options.services(), stack::kafka), null, operator, options.bind());
             }
             var processes = ServiceProcesses.start(infrastructure, options.ports(), options.bind(), args,
-                    options.services(), options.projectors(), stack::kafka);
+                    options.services(), options.projectors(), options.labPort(), stack::kafka);
             try {
                 var control = LabControl.start(options.bind(), options.labPort(), operator.password(), processes,
                         stack, PoisonFault.Topics.from(options.passThrough()));

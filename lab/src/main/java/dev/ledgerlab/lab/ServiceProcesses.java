@@ -70,7 +70,7 @@ final class ServiceProcesses implements RunningServices {
      * kafkaReady} returns, and waits until each is ready; on failure stops those that started and throws.
      */
     static ServiceProcesses start(LabServices.Infrastructure infrastructure, LabServices.Ports ports, String bind,
-            List<String> passThrough, Set<String> services, int projectors, Runnable kafkaReady) {
+            List<String> passThrough, Set<String> services, int projectors, int labPort, Runnable kafkaReady) {
         // A thread per service: one service's restart waits for its readiness, and must not hold up another's.
         var supervisor = new ScheduledThreadPoolExecutor(LabServices.ALL.size() + projectors - 1, runnable -> {
             var thread = new Thread(runnable, "ledger-lab-supervisor");
@@ -97,18 +97,21 @@ final class ServiceProcesses implements RunningServices {
                     LabServices.arguments(infrastructure, port, passThrough)));
         }
         // Members of one consumer group: projector, projector-2, ... each on a port of its own.
+        // The page each projector serves reads the lab's processes and sends its faults to the lab's port (LabControl).
+        var projectorArgs = new ArrayList<>(LabServices.projectorArguments(apiPort, passThrough));
+        projectorArgs.add(0, "--projector.page.lab-url=http://localhost:" + labPort);
         for (int member = 1; services.contains(LabServices.PROJECTOR) && member <= projectors; member++) {
             var name = member == 1 ? LabServices.PROJECTOR : LabServices.PROJECTOR + "-" + member;
             int port = member == 1 ? port(ports.projector()) : EmbeddedStack.freeListenPort();
             children.put(name, lab.new Child(name, port, bind, flags,
-                    LabServices.arguments(infrastructure, port, LabServices.projectorArguments(apiPort, passThrough))));
+                    LabServices.arguments(infrastructure, port, projectorArgs)));
         }
         if (services.contains(LabServices.PROJECTOR)) {
             lab.nextProjector = () -> {
                 int port = EmbeddedStack.freeListenPort();
                 var name = LabServices.PROJECTOR + "-" + (lab.projectors() + 1);
                 return lab.new Child(name, port, bind, flags, LabServices.arguments(infrastructure, port,
-                        LabServices.projectorArguments(apiPort, passThrough)));
+                        projectorArgs));
             };
         }
         try {
@@ -146,6 +149,14 @@ final class ServiceProcesses implements RunningServices {
         var child = children.get(service);
         var process = child == null ? null : child.process;
         return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
+    }
+
+    /** The ports the projectors' pages are served on. */
+    Set<Integer> projectorPorts() {
+        var ports = new java.util.HashSet<Integer>();
+        children.values().stream().filter(child -> ServiceMain.kind(child.service).equals(LabServices.PROJECTOR))
+                .forEach(child -> ports.add(child.port));
+        return ports;
     }
 
     /** How many members the projectors' group has. */

@@ -213,6 +213,108 @@ class LabProcessesTest {
         assertInvariantsHold();
     }
 
+    /**
+     * The page, in Chromium: under a deposit loop, the relay killed from its "Break it" panel. The relay's stage is
+     * marked down and the slot, inactive, falls behind while it is; the lab starts it again, the backlog drains, the
+     * page's duplicates are the projector's own, and the invariant check from the page says ok.
+     */
+    @Test
+    void killsTheRelayFromThePageUnderLoadAndShowsItDownTheSlotBehindThenDrained() throws Exception {
+        var browser = Chromium.open();
+        var commands = CommandApiClient.at(ports[3]);
+        var account = commands.openAccount("ivan");
+        var stop = new java.util.concurrent.atomic.AtomicBoolean();
+        var accepted = new java.util.concurrent.atomic.AtomicLong();
+        // Bounded in count and time: it stops by itself even if the test fails before it says so.
+        var loop = new Thread(() -> {
+            long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            for (int i = 0; i < 20_000 && !stop.get() && System.nanoTime() < until; i++) {
+                if (commands.deposit(account, 1).status() == 200) {
+                    accepted.incrementAndGet();
+                }
+            }
+        }, "page-test-deposits");
+        try {
+            browser.get("http://localhost:" + ports[4] + "/");
+            var page = new Page(browser);
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.element("break").isDisplayed()
+                    && "running".equals(page.processState(LabServices.OUTBOX_RELAY)));
+            page.type("operator-password", TestHttp.OPERATOR_PASSWORD);
+            page.element("login").click();
+            var kill = browser.findElement(org.openqa.selenium.By.cssSelector(
+                    "#break button[data-fault='kill'][data-service='outbox-relay']"));
+            await().atMost(Duration.ofSeconds(30)).until(kill::isEnabled);
+            assertThat(kill.getDomAttribute("title")).as("the button says what it will do").contains("SIGKILL");
+            loop.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> accepted.get() > 20);
+
+            long relay = services.pid(LabServices.OUTBOX_RELAY).orElseThrow();
+            kill.click();
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.text("break-did").contains("exited with code 137"));
+            PIDS.add(relay);
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.isDown("stage-relay"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> page.text("slots").contains("inactive")
+                    && page.slotBehind() > 0);
+            Chromium.screenshot(browser, "break-it-relay-down");
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
+                    page.processState(LabServices.OUTBOX_RELAY)) && !page.isDown("stage-relay"));
+            assertThat(services.pid(LabServices.OUTBOX_RELAY).orElseThrow()).as("a new relay").isNotEqualTo(relay);
+            stop.set(true);
+            loop.join(Duration.ofSeconds(30).toMillis());
+            await().atMost(Duration.ofSeconds(60)).until(() -> page.text("lag").equals("0")
+                    && page.text("slots").contains(": active,"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> page.number("duplicates")
+                    == ProjectorClient.at(ports[4]).status().get("duplicates").asLong());
+            page.element("check-invariants").click();
+            await().atMost(Duration.ofSeconds(60)).until(() -> page.text("invariants-verdict").startsWith("ok: "));
+            Chromium.screenshot(browser, "break-it-drained");
+            System.out.printf("relay killed from the page under %d deposits: %s; page: duplicates %s, %s%n",
+                    accepted.get(), page.text("break-did"), page.text("duplicates"), page.text("invariants-verdict"));
+        } finally {
+            stop.set(true);
+            browser.quit();
+        }
+        assertInvariantsHold();
+    }
+
+    /** What the test reads of the page: elements by id, the processes table, the slot's figure. */
+    private record Page(org.openqa.selenium.chrome.ChromeDriver browser) {
+
+        org.openqa.selenium.WebElement element(String id) {
+            return browser.findElement(org.openqa.selenium.By.id(id));
+        }
+
+        String text(String id) {
+            return element(id).getText().trim();
+        }
+
+        long number(String id) {
+            return Long.parseLong(text(id).replace(",", ""));
+        }
+
+        void type(String id, String value) {
+            element(id).clear();
+            element(id).sendKeys(value);
+        }
+
+        boolean isDown(String stage) {
+            return String.valueOf(element(stage).getDomAttribute("class")).contains("down");
+        }
+
+        String processState(String process) {
+            var rows = browser.findElements(org.openqa.selenium.By.cssSelector(
+                    "#processes tr[data-process='" + process + "']"));
+            return rows.isEmpty() ? null : rows.get(0).getDomAttribute("data-state");
+        }
+
+        /** The relay's slot: bytes of WAL it has not confirmed, as the page shows them. */
+        long slotBehind() {
+            var matcher = java.util.regex.Pattern.compile("([\\d,]+) B behind").matcher(text("slots"));
+            return matcher.find() ? Long.parseLong(matcher.group(1).replace(",", "")) : -1;
+        }
+    }
+
     private static List<Integer> assigned(String projector) {
         var set = new ArrayList<Integer>();
         ProjectorClient.at(services.port(projector)).status().get("assignedHere").forEach(n -> set.add(n.asInt()));
@@ -287,6 +389,18 @@ class LabProcessesTest {
                 .as("no such fault").isEqualTo(404);
         assertThat(TestHttp.at(ports[6]).asOperator().post(LabControl.PATH + "freeze/postgres", "{}").status())
                 .as("PostgreSQL's faults are kill and restart").isEqualTo(404);
+        // Only the projectors' pages may call the lab from a browser: another origin gets no CORS grant.
+        var client = java.net.http.HttpClient.newHttpClient();
+        for (var origin : List.of("http://example.com", "http://localhost:" + ports[4])) {
+            var preflight = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                    + ports[6] + LabControl.PATH + "kill/" + LabServices.OUTBOX_RELAY)).header("Origin", origin)
+                    .method("OPTIONS", java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding());
+            boolean page = origin.endsWith(":" + ports[4]);
+            assertThat(preflight.statusCode()).as("preflight from %s", origin).isEqualTo(page ? 204 : 403);
+            assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).as(origin)
+                    .isEqualTo(page ? java.util.Optional.of(origin) : java.util.Optional.empty());
+        }
     }
 
     private record Outcome(int exitCode, String out) {

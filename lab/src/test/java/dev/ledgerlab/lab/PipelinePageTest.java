@@ -2,15 +2,12 @@ package dev.ledgerlab.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ledgerlab.testkit.CommandApiClient;
 import dev.ledgerlab.testkit.ProjectorClient;
 import dev.ledgerlab.testkit.TestHttp;
 import dev.ledgerlab.testkit.TopicReader;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -19,11 +16,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The pipeline page in a real browser: headless Chromium (the system's, through its chromedriver: nothing is
@@ -33,10 +27,6 @@ import org.openqa.selenium.chrome.ChromeOptions;
  */
 class PipelinePageTest {
 
-    private static final Path CHROMIUM = Path.of(System.getProperty("ledgerlab.chromium", "/usr/bin/chromium"));
-    private static final Path CHROMEDRIVER = Path.of(System.getProperty("ledgerlab.chromedriver",
-            "/usr/bin/chromedriver"));
-    private static final Path SCREENSHOTS = Path.of("target", "screenshots");
     private static final Pattern PUBLISHED = Pattern.compile("partition (\\d+), offset (\\d+), [+-]\\d+ ms");
 
     private static OwnPipeline pipeline;
@@ -45,24 +35,12 @@ class PipelinePageTest {
 
     @BeforeAll
     static void start() throws IOException {
-        boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        var missing = "no Chromium at " + CHROMIUM + " with its driver at " + CHROMEDRIVER
-                + ": apt-get install chromium chromium-driver (.ci/run does when it runs as root)";
-        // .ci/run sets this once it has installed them: there, a missing browser is a failure, not a skip.
-        assertThat(installed || !"1".equals(System.getenv("LEDGERLAB_REQUIRE_CHROMIUM"))).as(missing).isTrue();
-        assumeTrue(installed, missing);
+        // Skipped (or failed, under .ci/run) before anything starts when there is no Chromium.
+        browser = Chromium.open();
         // Its own database and names: its replay and its slot touch no other test's pipeline.
         pipeline = OwnPipeline.create("pipeline_page", TestHttp.OPERATOR_PASSWORD_ARGUMENT,
                 "--management.tracing.export.enabled=false");
         services = pipeline.start();
-        var options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1900");
-        var driver = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
-        browser = new ChromeDriver(driver, options);
-        Files.createDirectories(SCREENSHOTS);
     }
 
     @AfterAll
@@ -215,7 +193,7 @@ class PipelinePageTest {
         return Integer.parseInt(state(chart, "points"));
     }
 
-    private static void screenshot(String name) throws IOException {
-        Files.write(SCREENSHOTS.resolve(name + ".png"), browser.getScreenshotAs(OutputType.BYTES));
+    private static void screenshot(String name) {
+        Chromium.screenshot(browser, name);
     }
 }

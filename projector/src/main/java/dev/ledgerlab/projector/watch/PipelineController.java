@@ -23,9 +23,10 @@ public class PipelineController {
 
     /**
      * @param commandApiUrl where the page sends its commands
+     * @param labUrl where the page reads the lab's processes and sends its faults; empty without them
      * @param samples the readings after the one asked for, oldest first
      */
-    public record Readings(String commandApiUrl, String topic, String deadLetterTopic, String groupId,
+    public record Readings(String commandApiUrl, String labUrl, String topic, String deadLetterTopic, String groupId,
             List<PipelineWatch.Sample> samples) {
     }
 
@@ -55,8 +56,8 @@ public class PipelineController {
                         + after);
             }
         }
-        return new Readings(page.commandApiUrl(), projector.topic(), projector.deadLetterTopic(), projector.groupId(),
-                watch.since(since));
+        return new Readings(page.commandApiUrl(), page.labUrl(), projector.topic(), projector.deadLetterTopic(),
+                projector.groupId(), watch.since(since));
     }
 
     /** Where one event is: committed, published (partition, offset), applied; what is not reached yet is null. */
