@@ -264,9 +264,10 @@
     const down = new Set();
     try {
       const answer = await call(state.lab + '/processes');
-      const rows = answer.body.services.map(s => [s.service, s.pid, s.port, s.state, s.restarts])
-        .concat([['postgres', answer.body.postgres.pid, '', answer.body.postgres.state, '']])
-        .concat((answer.body.kafkaNodes || []).map(n => ['kafka-node-' + n.node, n.pid, '', n.state, '']));
+      const held = s => (s.partitions === undefined ? '' : s.partitions === null ? '?' : s.partitions.join(', '));
+      const rows = answer.body.services.map(s => [s.service, s.pid, s.port, s.state, s.restarts, held(s)])
+        .concat([['postgres', answer.body.postgres.pid, '', answer.body.postgres.state, '', '']])
+        .concat((answer.body.kafkaNodes || []).map(n => ['kafka-node-' + n.node, n.pid, '', n.state, '', '']));
       const tbody = document.querySelector('#processes tbody');
       tbody.replaceChildren();
       for (const row of rows) {

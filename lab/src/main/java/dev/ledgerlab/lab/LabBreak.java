@@ -137,9 +137,10 @@ public final class LabBreak {
             return 1;
         }
         var body = JsonMapper.builder().build().readTree(response.body());
-        body.path("services").forEach(service -> out.printf("%-14s pid %-8s port %-6s %-8s restarts %s%n",
+        body.path("services").forEach(service -> out.printf("%-14s pid %-8s port %-6s %-8s restarts %s%s%n",
                 service.path("service").asString(), service.path("pid").asString(), service.path("port").asString(),
-                service.path("state").asString(), service.path("restarts").asString()));
+                service.path("state").asString(), service.path("restarts").asString(),
+                service.has("partitions") ? "  partitions " + service.path("partitions") : ""));
         out.printf("%-14s pid %-8s %s%n", PostgresFaults.TARGET, body.path("postgres").path("pid").asString(),
                 body.path("postgres").path("state").asString());
         body.path("kafkaNodes").forEach(node -> out.printf("%-14s pid %-8s %s%n", KafkaNodeFaults.TARGET + "-"

@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The lab's services each in a JVM of its own ({@code ./ledger-lab --processes}), supervised by the lab's JVM, which
@@ -44,6 +45,8 @@ final class ServiceProcesses implements RunningServices {
             "-XX:+UnlockExperimentalVMOptions", "-XX:+IgnoreUnrecognizedVMOptions", "-XX:TrimNativeHeapInterval=5000",
             "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     private static final Duration READY_WITHIN = Duration.ofMinutes(2);
+    private static final HttpClient STATUS = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
     /** The topic's partitions: a member more would hold none. */
     static final int MOST_PROJECTORS = 6;
     /** The first restart after an exit; doubled while a service keeps exiting soon after it started, up to the most. */
@@ -329,6 +332,9 @@ final class ServiceProcesses implements RunningServices {
                     : "running");
             one.put("restarts", child.restarts);
             one.put("lastExit", child.lastExit);
+            if (ServiceMain.kind(child.service).equals(LabServices.PROJECTOR) && "running".equals(one.get("state"))) {
+                one.put("partitions", child.assignedHere());
+            }
             described.add(one);
         });
         return described;
@@ -414,6 +420,29 @@ final class ServiceProcesses implements RunningServices {
                 }
             } catch (IOException ended) {
                 // The process is gone.
+            }
+        }
+
+        /**
+         * The partitions this projector's consumers hold now, as its status says; null when it does not answer
+         * within a moment (starting, or its session just moved on).
+         */
+        List<Integer> assignedHere() {
+            var request = HttpRequest.newBuilder(readiness.resolve("/projection/status"))
+                    .timeout(Duration.ofMillis(700)).build();
+            try {
+                var response = STATUS.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() != 200) {
+                    return null;
+                }
+                var partitions = new ArrayList<Integer>();
+                JSON.readTree(response.body()).path("assignedHere").forEach(n -> partitions.add(n.asInt()));
+                return partitions;
+            } catch (IOException | RuntimeException notNow) {
+                return null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
             }
         }
 

@@ -176,6 +176,16 @@ class LabProcessesTest {
         assertThat(commandLine(pid)).containsSequence(ServiceMain.class.getName(), third);
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() ->
                 assertThat(assigned(third)).as("partitions of the new member").isNotEmpty());
+        // What the lab says each member holds (GET /processes, the page's panel): every partition, once.
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
+            var held = new ArrayList<Integer>();
+            TestHttp.at(ports[6]).get(LabControl.PROCESSES).json().get("services").forEach(service -> {
+                if (service.get("service").asString().startsWith(LabServices.PROJECTOR)) {
+                    service.get("partitions").forEach(partition -> held.add(partition.asInt()));
+                }
+            });
+            assertThat(held).as("partitions held across the group").containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
+        });
         var account = CommandApiClient.at(ports[3]).openAccount("grace");
         assertThat(CommandApiClient.at(ports[3]).deposit(account, 9).status()).isEqualTo(200);
         await().atMost(Duration.ofSeconds(60)).until(() ->
