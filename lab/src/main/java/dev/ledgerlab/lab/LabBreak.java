@@ -99,15 +99,8 @@ public final class LabBreak {
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("operator:" + password)
                         .getBytes(StandardCharsets.UTF_8)))
                 .POST(HttpRequest.BodyPublishers.noBody()).build();
-        HttpResponse<String> response;
-        try {
-            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(request,
-                    HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            err.println("no lab answers on port " + cli.labPort + " (faults need ./ledger-lab --processes): " + e);
-            return 1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        var response = ask(request, cli.labPort, err);
+        if (response == null) {
             return 1;
         }
         var body = JsonMapper.builder().build().readTree(response.body());
@@ -125,15 +118,8 @@ public final class LabBreak {
     private static int status(int labPort, PrintStream out, PrintStream err) {
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + labPort + LabControl.PROCESSES))
                 .timeout(Duration.ofSeconds(10)).GET().build();
-        HttpResponse<String> response;
-        try {
-            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(request,
-                    HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            err.println("no lab answers on port " + labPort + " (faults need ./ledger-lab --processes): " + e);
-            return 1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        var response = ask(request, labPort, err);
+        if (response == null) {
             return 1;
         }
         var body = JsonMapper.builder().build().readTree(response.body());
@@ -146,5 +132,19 @@ public final class LabBreak {
         body.path("kafkaNodes").forEach(node -> out.printf("%-14s pid %-8s %s%n", KafkaNodeFaults.TARGET + "-"
                 + node.path("node").asString(), node.path("pid").asString(), node.path("state").asString()));
         return 0;
+    }
+
+    /** The lab's answer to {@code request}; null, having said why on {@code err}, when no lab answers. */
+    private static HttpResponse<String> ask(HttpRequest request, int labPort, PrintStream err) {
+        try {
+            return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(request,
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            err.println("no lab answers on port " + labPort + " (faults need ./ledger-lab --processes): " + e);
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 }
