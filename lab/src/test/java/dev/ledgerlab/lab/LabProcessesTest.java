@@ -421,10 +421,7 @@ class LabProcessesTest {
         }
     }
 
-    private record Outcome(int exitCode, String out) {
-    }
-
-    /** {@code ./ledger-lab break status}: what it printed. */
+    /** {@code ./ledger-lab break status}, with no password: what it printed. */
     private static String status() {
         var out = new ByteArrayOutputStream();
         assertThat(LabBreak.run(Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err, "status",
@@ -433,14 +430,9 @@ class LabProcessesTest {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    /** {@code ./ledger-lab break FAULT SERVICE}, with the operator's password the lab was given. */
-    private static Outcome breakIt(String fault, String service) {
-        var out = new ByteArrayOutputStream();
-        int code = LabBreak.run(Map.of(OperatorPassword.ENVIRONMENT, TestHttp.OPERATOR_PASSWORD),
-                new PrintStream(out, true, StandardCharsets.UTF_8), System.err, fault, service,
-                "--lab-port=" + ports[6]);
-        System.out.print(out.toString(StandardCharsets.UTF_8));
-        return new Outcome(code, out.toString(StandardCharsets.UTF_8));
+    /** {@code ./ledger-lab break FAULT SERVICE} against this class's lab. */
+    private static BreakCommand breakIt(String fault, String service) {
+        return BreakCommand.run(ports[6], fault, service);
     }
 
     private static void assertInvariantsHold() {

@@ -151,21 +151,14 @@ class LedgerLabTest {
         }
     }
 
-    /** Six ports for the lab whose Kafka port and controller port are free 10 and 20 above too, for nodes 2 and 3. */
     /** {@code ./ledger-lab break ...} against the lab on {@code labPort}; what it printed, once it succeeded. */
     private static String breakNode(int labPort, String... args) {
-        var out = new java.io.ByteArrayOutputStream();
-        var all = new java.util.ArrayList<>(List.of(args));
-        all.add("--lab-port=" + labPort);
-        int code = LabBreak.run(Map.of(OperatorPassword.ENVIRONMENT, TestHttp.OPERATOR_PASSWORD),
-                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8), System.err,
-                all.toArray(String[]::new));
-        var printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
-        System.out.print(printed);
-        assertThat(code).as(printed).isZero();
-        return printed;
+        var run = BreakCommand.run(labPort, args);
+        assertThat(run.exitCode()).as(run.out()).isZero();
+        return run.out();
     }
 
+    /** Seven ports for the lab whose Kafka port and controller port are free 10 and 20 above too, for nodes 2 and 3. */
     private static int[] clusterPorts() {
         var random = new java.util.Random();
         while (true) {
