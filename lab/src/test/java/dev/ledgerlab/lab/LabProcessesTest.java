@@ -323,7 +323,12 @@ class LabProcessesTest {
         String processState(String process) {
             var rows = browser.findElements(org.openqa.selenium.By.cssSelector(
                     "#processes tr[data-process='" + process + "']"));
-            return rows.isEmpty() ? null : rows.get(0).getDomAttribute("data-state");
+            try {
+                return rows.isEmpty() ? null : rows.get(0).getDomAttribute("data-state");
+            } catch (org.openqa.selenium.StaleElementReferenceException redrawn) {
+                // The page redraws the table every second: the row found may be gone; the next poll reads the new one.
+                return null;
+            }
         }
 
         /** The relay's slot: bytes of WAL it has not confirmed, as the page shows them. */
