@@ -284,8 +284,12 @@ class LabProcessesTest {
                     && page.text("slots").contains(": active,"));
             await().atMost(Duration.ofSeconds(10)).until(() -> page.number("duplicates")
                     == ProjectorClient.at(ports[4]).status().get("duplicates").asLong());
-            page.element("check-invariants").click();
-            await().atMost(Duration.ofSeconds(60)).until(() -> page.text("invariants-verdict").startsWith("ok: "));
+            // Asked again until ok, as assertInvariantsHold asks: Kafka's lag can be 0 while the relay still has
+            // the last events to publish, and one answer then counts them stored, not yet applied.
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+                page.element("check-invariants").click();
+                return page.text("invariants-verdict").startsWith("ok: ");
+            });
             Chromium.screenshot(browser, "break-it-drained");
             System.out.printf("relay killed from the page under %d deposits: %s; page: duplicates %s, %s%n",
                     accepted.get(), page.text("break-did"), page.text("duplicates"), page.text("invariants-verdict"));
