@@ -5,7 +5,8 @@
   'use strict';
   const KEEP = 300; // points per chart: five minutes at one reading a second
   const $ = id => document.getElementById(id);
-  const state = { after: null, commandApi: null, lab: null, operator: null, charts: {}, runKind: null, journey: null };
+  const state = { after: null, commandApi: null, lab: null, operator: null, charts: {}, runKind: null, journey: null,
+    answers: null, recent: [], quietChecked: null, checking: false };
   const series = { t: [], written: [], published: [], applied: [], lag: {}, slot: {} };
 
   // -1 or null: the projector could not read that figure this time (the reading's errors say why).
@@ -103,15 +104,99 @@
           + `${fmt(s.lagBytes)} B behind`;
         return line;
       })));
+    const waiting = new Map(readings.pauses.filter(p => p.ongoing).map(p => [p.partition, p.seconds]));
     const tbody = document.querySelector('#partitions tbody');
     tbody.replaceChildren();
     for (const p of sample.partitions) {
       cells(tbody.insertRow(), [p.partition, fmt(p.logEndOffset), fmt(p.storedOffset), fmt(p.lag), fmt(p.applied),
-        fmt(p.duplicates)]);
+        fmt(p.duplicates), waiting.has(p.partition) ? waiting.get(p.partition).toFixed(1) + ' s' : '']);
     }
+    showPauses(readings.pauses);
     $('errors').hidden = sample.errors.length === 0;
     $('errors').textContent = sample.errors.join('; ');
     $('status-line').textContent = 'last reading ' + time(Date.parse(sample.at)) + ' UTC';
+  }
+
+  // A pause: records waiting in a partition whose stored offset does not move (Pauses, on the projector).
+  function showPauses(pauses) {
+    const one = p => `partition ${p.partition}: ${p.seconds.toFixed(1)} s (${time(Date.parse(p.from))} → `
+      + (p.ongoing ? 'still waiting)' : time(Date.parse(p.to)) + ')');
+    if (pauses.length === 0) {
+      $('pauses').textContent = 'none in the readings kept';
+      return;
+    }
+    const longest = pauses.reduce((a, b) => (b.seconds > a.seconds ? b : a));
+    $('pauses').textContent = `longest ${one(longest)}; latest ${pauses.slice(-3).reverse().map(one).join('; ')}; `
+      + `${pauses.length} in the readings kept`;
+    $('pauses').dataset.longest = String(longest.seconds);
+  }
+
+  // The command API's answers per second by outcome, from its own counters (ledger_commands_total, Prometheus text).
+  async function answers() {
+    if (!state.commandApi) return;
+    let text;
+    try {
+      const response = await fetch(state.commandApi + '/actuator/prometheus');
+      text = response.ok ? await response.text() : null;
+    } catch (e) {
+      text = null;
+    }
+    if (text === null) {
+      state.answers = null;
+      ['answers-accepted', 'answers-refused', 'answers-failed'].forEach(id => { $(id).textContent = '?'; });
+      $('answers-failed-types').textContent = '(the command API does not answer)';
+      return;
+    }
+    const now = { at: Date.now(), outcome: {}, failed: {} };
+    for (const line of text.split('\n')) {
+      const m = /^ledger_commands_total\{([^}]*)\}\s+(\S+)/.exec(line);
+      if (!m) continue;
+      const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map(l => [l[1], l[2]]));
+      const n = Number(m[2]);
+      now.outcome[labels.outcome] = (now.outcome[labels.outcome] || 0) + n;
+      if (labels.outcome === 'failed') now.failed[labels.type] = (now.failed[labels.type] || 0) + n;
+    }
+    const before = state.answers;
+    state.answers = now;
+    if (!before) return;
+    const seconds = (now.at - before.at) / 1000;
+    // A counter lower than before: a new command API process, counting from 0.
+    const rate = (a, b) => ((b || 0) >= (a || 0) ? (b || 0) - (a || 0) : (b || 0)) / seconds;
+    const outcome = o => rate(before.outcome[o], now.outcome[o]);
+    $('answers-accepted').textContent = (outcome('accepted') + outcome('replayed')).toFixed(1);
+    $('answers-refused').textContent = (outcome('refused') + outcome('version-conflict')).toFixed(1);
+    const failed = outcome('failed');
+    $('answers-failed').textContent = failed.toFixed(1);
+    $('answers-failed-types').textContent = Object.keys(now.failed)
+      .map(type => [type, rate(before.failed[type], now.failed[type])]).filter(([, r]) => r > 0)
+      .map(([type, r]) => `${type} ${r.toFixed(1)}/s`).join(', ');
+    $('stage-command-api').classList.toggle('failing', failed > 0);
+  }
+  setInterval(answers, 1000);
+
+  // Once nothing moves for 5 s (no lag, every slot active), the operator's page asks the invariant check by itself.
+  const QUIET_MS = 5000;
+  function quietFor(sample) {
+    state.recent.push(sample);
+    while (state.recent.length > 1 && Date.parse(sample.at) - Date.parse(state.recent[1].at) >= QUIET_MS) {
+      state.recent.shift();
+    }
+    const first = state.recent[0];
+    const still = state.recent.every(r => r.errors.length === 0 && r.lag === 0 && r.outboxHead === first.outboxHead
+      && r.published === first.published && r.applied === first.applied && r.slots.length > 0
+      && r.slots.every(slot => slot.active));
+    return still && Date.parse(sample.at) - Date.parse(first.at) >= QUIET_MS ? first : null;
+  }
+
+  async function checkWhenQuiet(sample) {
+    const quiet = quietFor(sample);
+    if (!quiet || !state.operator || state.checking) return;
+    const key = `${quiet.outboxHead}/${quiet.published}/${quiet.applied}`;
+    const last = state.quietChecked;
+    // Once per quiet stretch; again after 5 s while the last answer was not ok.
+    if (last && last.key === key && (last.ok || Date.now() - last.at < QUIET_MS)) return;
+    const ok = await checkInvariants('asked by itself: quiet for 5 s');
+    state.quietChecked = { key, ok, at: Date.now() };
   }
 
   async function poll() {
@@ -133,6 +218,7 @@
         for (const sample of readings.samples) {
           record(sample);
           state.after = sample.at;
+          checkWhenQuiet(sample);
         }
         const last = readings.samples[readings.samples.length - 1];
         if (last) {
@@ -265,9 +351,11 @@
     try {
       const answer = await call(state.lab + '/processes');
       const held = s => (s.partitions === undefined ? '' : s.partitions === null ? '?' : s.partitions.join(', '));
-      const rows = answer.body.services.map(s => [s.service, s.pid, s.port, s.state, s.restarts, held(s)])
-        .concat([['postgres', answer.body.postgres.pid, '', answer.body.postgres.state, '', '']])
-        .concat((answer.body.kafkaNodes || []).map(n => ['kafka-node-' + n.node, n.pid, '', n.state, '', '']));
+      const redelivered = s => (s.redelivered === undefined ? '' : s.redelivered === null ? '?' : s.redelivered);
+      const rows = answer.body.services.map(s => [s.service, s.pid, s.port, s.state, s.restarts, held(s),
+        redelivered(s)])
+        .concat([['postgres', answer.body.postgres.pid, '', answer.body.postgres.state, '', '', '']])
+        .concat((answer.body.kafkaNodes || []).map(n => ['kafka-node-' + n.node, n.pid, '', n.state, '', '', '']));
       const tbody = document.querySelector('#processes tbody');
       tbody.replaceChildren();
       for (const row of rows) {
@@ -321,15 +409,27 @@
     state.runKind = 'rebuild';
     progress();
   });
-  $('check-invariants').addEventListener('click', async () => {
+  // The verdict, and whether it was ok; `how` says who asked (the button, or the page once quiet).
+  async function checkInvariants(how) {
+    state.checking = true;
     $('invariants-verdict').textContent = 'checking…';
-    const answer = await operate('GET', '/projection/invariants');
-    const report = answer.body;
-    $('invariants-verdict').textContent = answer.ok
-      ? (report.ok ? 'ok: ' + fmt(report.accounts) + ' accounts, ' + fmt(report.eventsStored) + ' events stored, '
-          + fmt(report.eventsApplied) + ' applied' : report.violations.length + ' violation(s)')
-      : 'refused: ' + answer.status + ' ' + ((report && report.type) || '');
-  });
+    try {
+      const answer = await operate('GET', '/projection/invariants');
+      const report = answer.body;
+      $('invariants-verdict').textContent = (answer.ok
+        ? (report.ok ? 'ok: ' + fmt(report.accounts) + ' accounts, ' + fmt(report.eventsStored) + ' events stored, '
+            + fmt(report.eventsApplied) + ' applied' : report.violations.length + ' violation(s)')
+        : 'refused: ' + answer.status + ' ' + ((report && report.type) || '')) + (how ? ' (' + how + ')' : '');
+      $('invariants-verdict').dataset.how = how || 'button';
+      return answer.ok && report.ok;
+    } catch (e) {
+      $('invariants-verdict').textContent = 'the projector does not answer: ' + e.message;
+      return false;
+    } finally {
+      state.checking = false;
+    }
+  }
+  $('check-invariants').addEventListener('click', () => checkInvariants(null));
 
   async function progress() {
     if (!state.runKind) return;

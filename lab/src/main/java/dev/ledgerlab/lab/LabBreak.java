@@ -126,7 +126,8 @@ public final class LabBreak {
         body.path("services").forEach(service -> out.printf("%-14s pid %-8s port %-6s %-8s restarts %s%s%n",
                 service.path("service").asString(), service.path("pid").asString(), service.path("port").asString(),
                 service.path("state").asString(), service.path("restarts").asString(),
-                service.has("partitions") ? "  partitions " + service.path("partitions") : ""));
+                service.has("partitions") ? "  partitions " + service.path("partitions") + "  redelivered "
+                        + service.path("redelivered").asString() : ""));
         out.printf("%-14s pid %-8s %s%n", PostgresFaults.TARGET, body.path("postgres").path("pid").asString(),
                 body.path("postgres").path("state").asString());
         body.path("kafkaNodes").forEach(node -> out.printf("%-14s pid %-8s %s%n", KafkaNodeFaults.TARGET + "-"

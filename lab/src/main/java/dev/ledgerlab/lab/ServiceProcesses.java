@@ -333,7 +333,9 @@ final class ServiceProcesses implements RunningServices {
             one.put("restarts", child.restarts);
             one.put("lastExit", child.lastExit);
             if (ServiceMain.kind(child.service).equals(LabServices.PROJECTOR) && "running".equals(one.get("state"))) {
-                one.put("partitions", child.assignedHere());
+                var membership = child.membership();
+                one.put("partitions", membership == null ? null : membership.partitions());
+                one.put("redelivered", membership == null ? null : membership.redelivered());
             }
             described.add(one);
         });
@@ -424,10 +426,10 @@ final class ServiceProcesses implements RunningServices {
         }
 
         /**
-         * The partitions this projector's consumers hold now, as its status says; null when it does not answer
-         * within a moment (starting, or its session just moved on).
+         * The partitions this projector's consumers hold now and what it read again below the stored offsets since
+         * it started, as its status says; null when it does not answer within a moment (starting, or frozen).
          */
-        List<Integer> assignedHere() {
+        Membership membership() {
             var request = HttpRequest.newBuilder(readiness.resolve("/projection/status"))
                     .timeout(Duration.ofMillis(700)).build();
             try {
@@ -435,9 +437,10 @@ final class ServiceProcesses implements RunningServices {
                 if (response.statusCode() != 200) {
                     return null;
                 }
+                var status = JSON.readTree(response.body());
                 var partitions = new ArrayList<Integer>();
-                JSON.readTree(response.body()).path("assignedHere").forEach(n -> partitions.add(n.asInt()));
-                return partitions;
+                status.path("assignedHere").forEach(n -> partitions.add(n.asInt()));
+                return new Membership(partitions, status.path("redeliveredSinceStart").asLong());
             } catch (IOException | RuntimeException notNow) {
                 return null;
             } catch (InterruptedException e) {
@@ -534,5 +537,9 @@ final class ServiceProcesses implements RunningServices {
                 running.destroyForcibly();
             }
         }
+    }
+
+    /** A projector's place in its group: {@code assignedHere} and {@code redeliveredSinceStart} of its status. */
+    record Membership(List<Integer> partitions, long redelivered) {
     }
 }

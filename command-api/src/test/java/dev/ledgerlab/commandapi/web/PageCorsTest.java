@@ -39,4 +39,19 @@ class PageCorsTest extends CommandApiIntegrationTest {
         assertThat(elsewhere.header("Access-Control-Allow-Origin")).isNull();
         assertThat(snapshot()).as("nothing written").isEqualTo(before);
     }
+
+    @Test
+    void letsAPageOfLocalhostReadTheCommandCountersAndNoOtherOrigin() {
+        var read = api.send(HttpRequest.newBuilder(api.uri("/actuator/prometheus"))
+                .header("Origin", "http://localhost:8081"));
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(read.header("Access-Control-Allow-Origin")).isEqualTo("http://localhost:8081");
+        assertThat(read.header("Access-Control-Allow-Credentials")).as("no credentials, ever").isNull();
+        assertThat(read.body()).contains("ledger_commands_total{");
+
+        var elsewhere = api.send(HttpRequest.newBuilder(api.uri("/actuator/prometheus"))
+                .header("Origin", "http://pages.example"));
+        assertThat(elsewhere.status()).isEqualTo(403);
+        assertThat(elsewhere.header("Access-Control-Allow-Origin")).isNull();
+    }
 }

@@ -25,9 +25,10 @@ public class PipelineController {
      * @param commandApiUrl where the page sends its commands
      * @param labUrl where the page reads the lab's processes and sends its faults; empty without them
      * @param samples the readings after the one asked for, oldest first
+     * @param pauses every pause in consumption in the readings kept, not only those after the one asked for
      */
     public record Readings(String commandApiUrl, String labUrl, String topic, String deadLetterTopic, String groupId,
-            List<PipelineWatch.Sample> samples) {
+            List<PipelineWatch.Sample> samples, List<Pauses.Pause> pauses) {
     }
 
     private final PipelineWatch watch;
@@ -56,8 +57,9 @@ public class PipelineController {
                         + after);
             }
         }
+        var samples = watch.since(since);
         return new Readings(page.commandApiUrl(), page.labUrl(), projector.topic(), projector.deadLetterTopic(),
-                projector.groupId(), watch.since(since));
+                projector.groupId(), samples, Pauses.of(watch.kept()));
     }
 
     /** Where one event is: committed, published (partition, offset), applied; what is not reached yet is null. */

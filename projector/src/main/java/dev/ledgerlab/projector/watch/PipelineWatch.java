@@ -93,6 +93,13 @@ public class PipelineWatch {
         }
     }
 
+    /** Every reading kept, oldest first; takes none. */
+    public List<Sample> kept() {
+        synchronized (history) {
+            return List.copyOf(history);
+        }
+    }
+
     private Sample last() {
         synchronized (history) {
             return history.peekLast();
