@@ -245,6 +245,7 @@ final class ServiceProcesses implements RunningServices {
                 case KILL -> {
                     process.destroyForcibly();
                     int code = process.onExit().get(30, TimeUnit.SECONDS).exitValue();
+                    child.exitSeen.get(10, TimeUnit.SECONDS);
                     answer.put("exitCode", code);
                     answer.put("did", "SIGKILL: %s (pid %d) exited with code %d; %s".formatted(service,
                             process.pid(), code, STARTED_AGAIN));
@@ -253,6 +254,7 @@ final class ServiceProcesses implements RunningServices {
                     // As the lab's close does: its standard input ends, and it stops as on Ctrl-C.
                     process.getOutputStream().close();
                     int code = process.onExit().get(60, TimeUnit.SECONDS).exitValue();
+                    child.exitSeen.get(10, TimeUnit.SECONDS);
                     answer.put("exitCode", code);
                     answer.put("did", "%s (pid %d) stopped (exit code %d); %s".formatted(service, process.pid(),
                             code, STARTED_AGAIN));
@@ -384,6 +386,8 @@ final class ServiceProcesses implements RunningServices {
         private volatile Duration nextRestart = FIRST_RESTART;
         private volatile int restarts;
         private volatile int lastExit = -1;
+        /** Done once the lab has recorded the current process's exit: a fault answers after it, status agrees. */
+        private volatile java.util.concurrent.CompletableFuture<Void> exitSeen;
 
         Child(String service, int port, String bind, List<String> flags, List<String> args) {
             this.service = service;
@@ -407,7 +411,7 @@ final class ServiceProcesses implements RunningServices {
                 var output = new Thread(() -> copyOutput(started), service + "-output");
                 output.setDaemon(true);
                 output.start();
-                started.onExit().thenAccept(this::exited);
+                exitSeen = started.onExit().thenAccept(this::exited);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start " + service, e);
             }

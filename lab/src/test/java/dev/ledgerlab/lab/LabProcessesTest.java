@@ -324,9 +324,10 @@ class LabProcessesTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> "running".equals(
                     page.processState(LabServices.OUTBOX_RELAY)) && !page.isDown("stage-relay"));
             assertThat(services.pid(LabServices.OUTBOX_RELAY).orElseThrow()).as("a new relay").isNotEqualTo(relay);
-            // The command API's answers, from its own counters: accepted all along.
+            // The command API's answers, from its own counters: accepted all along; and the new relay streaming
+            // (its slot active), past its start, which needs PostgreSQL.
             await().atMost(Duration.ofSeconds(30)).until(() -> page.decimal("answers-accepted") > 0
-                    && page.decimal("answers-failed") == 0);
+                    && page.decimal("answers-failed") == 0 && page.text("slots").contains(": active,"));
 
             // PostgreSQL killed from the page: the commands fail with 503 and the page shows them failing.
             page.element("break").findElement(org.openqa.selenium.By.cssSelector(
