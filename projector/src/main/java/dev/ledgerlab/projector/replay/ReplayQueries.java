@@ -10,7 +10,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * What runs and how far it got, read from projection.replays, its targets and the stored offsets, so that every
- * instance reports the same run whichever one started it. Changes nothing; {@link Replays} does.
+ * instance reports the same run whichever one started it. Changes nothing; {@link Replays} does. Hand-written: the
+ * progress is joins and sums over several tables.
  */
 @Component
 public class ReplayQueries {
