@@ -44,7 +44,7 @@ class DocumentationTest {
     void mapsTheFilesOfADepositsJourneyInTheReadme() throws IOException {
         var readme = Files.readString(ROOT.resolve("README.md"));
         var map = readme.substring(readme.indexOf("## Read the code"), readme.indexOf("## A short tour"));
-        assertThat(map).contains("AccountController.java", "AccountCommands.java", "AccountRepository.java",
+        assertThat(map).contains("AccountController.java", "AccountCommands.java", "AccountStore.java",
                 "OutboxPublisher.java", "ProjectionWriter.java", "BatchDecision.java", "BalanceController.java");
     }
 

@@ -3,7 +3,6 @@ package dev.ledgerlab.commandapi.account;
 import dev.ledgerlab.events.AccountEvent;
 import dev.ledgerlab.events.EventEnvelope;
 import java.time.Clock;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +11,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Runs a command as one database transaction: lock the account, decide, append the events and save the new
+ * Runs a command as one database transaction: lock the account, decide, append the events and write the new
  * account state, or (on any rejection) write nothing at all.
  */
 @Service
@@ -25,13 +24,11 @@ public class AccountCommands {
         }
     }
 
-    private final AccountRepository accounts;
-    private final EventAppender outbox;
+    private final AccountStore store;
     private final Clock clock;
 
-    public AccountCommands(AccountRepository accounts, EventAppender outbox, Clock clock) {
-        this.accounts = accounts;
-        this.outbox = outbox;
+    public AccountCommands(AccountStore store, Clock clock) {
+        this.store = store;
         this.clock = clock;
     }
 
@@ -40,21 +37,21 @@ public class AccountCommands {
         var id = UUID.randomUUID();
         var events = AccountDecider.decide(command, null);
         var executed = fold(id, null, events);
-        save(null, executed.account(), executed.lastEvent().occurredAt());
-        outbox.append(executed.events(), trace);
+        store.insert(executed.account(), executed.lastEvent().occurredAt());
+        store.append(executed.events(), trace);
         return executed;
     }
 
     @Transactional
     public Executed execute(UUID id, AccountCommand command, IfMatch ifMatch, TraceContext trace) {
-        var current = accounts.findForCommandById(id).orElse(null);
+        var current = store.lockForUpdate(id).orElse(null);
         if (current != null && !ifMatch.matches(current.version())) {
             throw new VersionMismatch(ifMatch.header(), current.version());
         }
         var events = AccountDecider.decide(command, current);
         var executed = fold(id, current, events);
-        outbox.append(executed.events(), trace);
-        save(current, executed.account(), executed.lastEvent().occurredAt());
+        store.append(executed.events(), trace);
+        store.update(executed.account(), current.version(), executed.lastEvent().occurredAt());
         return executed;
     }
 
@@ -73,8 +70,8 @@ public class AccountCommands {
             throw new Rejection.SameAccount();
         }
         boolean fromFirst = command.from().toString().compareTo(command.to().toString()) < 0;
-        var first = accounts.findForCommandById(fromFirst ? command.from() : command.to()).orElse(null);
-        var second = accounts.findForCommandById(fromFirst ? command.to() : command.from()).orElse(null);
+        var first = store.lockForUpdate(fromFirst ? command.from() : command.to()).orElse(null);
+        var second = store.lockForUpdate(fromFirst ? command.to() : command.from()).orElse(null);
         var from = fromFirst ? first : second;
         var to = fromFirst ? second : first;
         if (from != null && !ifMatch.matches(from.version())) {
@@ -86,24 +83,10 @@ public class AccountCommands {
         var received = fold(to.id(), to, List.of(events.received()));
         var all = new ArrayList<>(sent.events());
         all.addAll(received.events());
-        outbox.append(all, trace);
-        save(from, sent.account(), sent.lastEvent().occurredAt());
-        save(to, received.account(), received.lastEvent().occurredAt());
+        store.append(all, trace);
+        store.update(sent.account(), from.version(), sent.lastEvent().occurredAt());
+        store.update(received.account(), to.version(), received.lastEvent().occurredAt());
         return new Transferred(transferId, sent, received);
-    }
-
-    /**
-     * Saves the state after one event over the row as it was loaded (null: a new account, inserted): its balance and
-     * time, at the loaded version, which the save raises by one ({@code @Version}) to the event's own.
-     */
-    private void save(Account loaded, Account after, Instant at) {
-        var saved = accounts.save(loaded == null
-                ? new Account(after.id(), after.owner(), after.balance(), 0, at, at)
-                : new Account(loaded.id(), loaded.owner(), after.balance(), loaded.version(), loaded.openedAt(), at));
-        if (saved.version() != after.version()) {
-            throw new IllegalStateException("account " + after.id() + " saved at version " + saved.version()
-                    + " where its events end at " + after.version() + ": one save per event");
-        }
     }
 
     private Executed fold(UUID id, Account state, List<AccountEvent> events) {

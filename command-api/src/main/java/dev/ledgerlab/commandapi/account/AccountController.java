@@ -48,18 +48,16 @@ public class AccountController {
     }
 
     private final AccountCommands commands;
-    private final AccountRepository accounts;
-    private final EventLog events;
+    private final AccountStore store;
     private final IdempotentCommands idempotent;
     private final CommandBodies bodies;
     private final JsonMapper json;
     private final RequestTraces traces;
 
-    public AccountController(AccountCommands commands, AccountRepository accounts, EventLog events,
-            IdempotentCommands idempotent, CommandBodies bodies, JsonMapper json, RequestTraces traces) {
+    public AccountController(AccountCommands commands, AccountStore store, IdempotentCommands idempotent,
+            CommandBodies bodies, JsonMapper json, RequestTraces traces) {
         this.commands = commands;
-        this.accounts = accounts;
-        this.events = events;
+        this.store = store;
         this.idempotent = idempotent;
         this.bodies = bodies;
         this.json = json;
@@ -119,7 +117,7 @@ public class AccountController {
     @GetMapping("/{id}")
     @Refusals({ProblemType.INVALID_ACCOUNT_ID, ProblemType.ACCOUNT_NOT_FOUND})
     public ResponseEntity<AccountView> account(@PathVariable("id") String id) {
-        var account = accounts.findById(PathIds.accountId(id)).orElseThrow(() -> notFound(id));
+        var account = store.find(PathIds.accountId(id)).orElseThrow(() -> notFound(id));
         return ResponseEntity.ok()
                 .eTag(etag(account))
                 .body(new AccountView(account.id(), account.owner(), account.balance(), account.version()));
@@ -130,12 +128,11 @@ public class AccountController {
     @Refusals({ProblemType.INVALID_ACCOUNT_ID, ProblemType.ACCOUNT_NOT_FOUND})
     public ResponseEntity<String> events(@PathVariable("id") String id) {
         var accountId = PathIds.accountId(id);
-        var stored = events.findByAccountIdOrderByVersion(accountId);
-        if (stored.isEmpty()) {
+        var events = store.eventsOf(accountId);
+        if (events.isEmpty()) {
             throw notFound(id);
         }
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
-                .body("[" + String.join(",", stored.stream().map(StoredEvent::payload).toList()) + "]");
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body("[" + String.join(",", events) + "]");
     }
 
     /** A deposit or a withdrawal: the headers and the body read in the order their refusals are decided. */

@@ -55,18 +55,16 @@ public class TransferController {
     }
 
     private final AccountCommands commands;
-    private final AccountRepository accounts;
-    private final EventLog events;
+    private final AccountStore store;
     private final IdempotentCommands idempotent;
     private final CommandBodies bodies;
     private final JsonMapper json;
     private final RequestTraces traces;
 
-    public TransferController(AccountCommands commands, AccountRepository accounts, EventLog events,
-            IdempotentCommands idempotent, CommandBodies bodies, JsonMapper json, RequestTraces traces) {
+    public TransferController(AccountCommands commands, AccountStore store, IdempotentCommands idempotent,
+            CommandBodies bodies, JsonMapper json, RequestTraces traces) {
         this.commands = commands;
-        this.accounts = accounts;
-        this.events = events;
+        this.store = store;
         this.idempotent = idempotent;
         this.bodies = bodies;
         this.json = json;
@@ -108,14 +106,13 @@ public class TransferController {
     @Refusals({ProblemType.INVALID_TRANSFER_ID, ProblemType.TRANSFER_NOT_FOUND})
     public TransferView transfer(@PathVariable("id") String id) {
         var transferId = PathIds.transferId(id);
-        var stored = events.findTransfer(transferId.toString()).stream()
-                .map(event -> EventCodec.fromJson(event.payload())).toList();
-        if (stored.size() != 2 || !(stored.get(0).event() instanceof MoneySent sent)
-                || !(stored.get(1).event() instanceof MoneyReceived)) {
+        var events = store.transferEvents(transferId).stream().map(EventCodec::fromJson).toList();
+        if (events.size() != 2 || !(events.get(0).event() instanceof MoneySent sent)
+                || !(events.get(1).event() instanceof MoneyReceived)) {
             throw new ApiProblem(ProblemType.TRANSFER_NOT_FOUND, "no transfer " + transferId);
         }
-        var source = stored.get(0);
-        var target = stored.get(1);
+        var source = events.get(0);
+        var target = events.get(1);
         return new TransferView(transferId, sent.amount(), source.occurredAt(),
                 new StoredSide(source.accountId(), source.version(), source.eventId()),
                 new StoredSide(target.accountId(), target.version(), target.eventId()));
@@ -124,7 +121,7 @@ public class TransferController {
     /** Every balance summed and the accounts counted in one statement, so in one snapshot of the write model. */
     @GetMapping(path = "/ledger/total", produces = MediaType.APPLICATION_JSON_VALUE)
     public LedgerTotal total() {
-        var total = accounts.total();
+        var total = store.total();
         return new LedgerTotal(total.balance(), total.accounts());
     }
 }

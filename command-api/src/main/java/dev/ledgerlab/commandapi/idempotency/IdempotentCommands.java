@@ -22,8 +22,6 @@ import tools.jackson.databind.json.JsonMapper;
  * Runs a command under an Idempotency-Key. The key row is claimed first, in the command's own transaction, so:
  * a key exists exactly when its command committed; a concurrent retry with the same key blocks on the claim until
  * the first attempt ends, then replays its response; a rejected command rolls its claim back and can be retried.
- * Hand-written SQL, not a repository: the claim ({@code INSERT ... ON CONFLICT DO NOTHING}, then who got the row) is
- * the lesson.
  */
 @Component
 public class IdempotentCommands {

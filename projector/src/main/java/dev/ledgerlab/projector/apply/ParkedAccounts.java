@@ -11,10 +11,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
 
-/**
- * The operator's view of parked accounts, and their release once the missing event has arrived. Hand-written SQL: the
- * release goes through {@link ProjectionStore}'s version-checked statements, in one transaction with the un-parking.
- */
+/** The operator's view of parked accounts, and their release once the missing event has arrived. */
 @Component
 public class ParkedAccounts {
 

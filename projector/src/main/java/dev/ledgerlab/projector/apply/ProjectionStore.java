@@ -16,8 +16,7 @@ import org.springframework.stereotype.Component;
 /**
  * The SQL of the projection's tables, for either target: each statement is one round trip whatever the number of
  * rows (arrays and {@code unnest}), so that a batch of 20,000 records costs a handful of statements. It decides
- * nothing; callers run it inside their transaction. Hand-written, not a repository: a batch's version-checked upsert
- * in one round trip is the lesson, and a repository would save row by row.
+ * nothing; callers run it inside their transaction.
  */
 @Component
 public class ProjectionStore {

@@ -16,8 +16,7 @@ import org.springframework.stereotype.Component;
 /**
  * The SQL of the projection's reads. Each read is one statement, so one snapshot, that also asks whether an in-place
  * replay is rebuilding the projection: a half-built balance is never presented as current, whichever instance
- * started the replay; while one runs, a read fails as {@code 503 projection-rebuilding}. Hand-written, not a
- * repository: the balance and the replay's state come from one statement, and that is what keeps them one snapshot.
+ * started the replay; while one runs, a read fails as {@code 503 projection-rebuilding}.
  */
 @Component
 public class BalanceQueries {

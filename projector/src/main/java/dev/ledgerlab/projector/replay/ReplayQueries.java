@@ -10,8 +10,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * What runs and how far it got, read from projection.replays, its targets and the stored offsets, so that every
- * instance reports the same run whichever one started it. Changes nothing; {@link Replays} does. Hand-written: the
- * progress is joins and sums over several tables.
+ * instance reports the same run whichever one started it. Changes nothing; {@link Replays} does.
  */
 @Component
 public class ReplayQueries {

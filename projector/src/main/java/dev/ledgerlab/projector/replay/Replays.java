@@ -25,8 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * (every consumer then seeks back to offset zero). A rebuild fills shadow tables with a group of its own; the swap
  * is one transaction too: with the rebuild's row and the epoch row locked, so that neither group writes, it checks
  * that the shadow offsets reached the live ones, replaces the live tables by the shadow ones, hands the shadow
- * offsets to the live group and moves the epoch. Hand-written SQL: the locks, the truncation and the swap of tables
- * are the lesson.
+ * offsets to the live group and moves the epoch.
  */
 @Component
 public class Replays {

@@ -1,8 +1,7 @@
 package dev.ledgerlab.proofs.simpler;
 
 import dev.ledgerlab.commandapi.CommandApiApplication;
-import dev.ledgerlab.commandapi.account.EventAppender;
-import dev.ledgerlab.commandapi.account.EventLog;
+import dev.ledgerlab.commandapi.account.AccountStore;
 import dev.ledgerlab.commandapi.account.TraceContext;
 import dev.ledgerlab.events.EventCodec;
 import dev.ledgerlab.events.EventEnvelope;
@@ -21,6 +20,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -47,16 +47,19 @@ public class SimplerCommandApi {
                 .properties("spring.config.name=" + CommandApiApplication.CONFIG_NAME).run(args);
     }
 
-    /** Replaces the lab's append of the events in the command's transaction (AccountCommands takes the primary one). */
+    /**
+     * Replaces the lab's store in the command transaction ({@code AccountCommands} takes the primary one). Not final:
+     * Spring proxies it, as it does every {@code @Repository}.
+     */
     @Bean
     @Primary
-    SimplerEventAppender simplerEventAppender(EventLog events, @Value("${simpler.publish}") String publish,
+    SimplerAccountStore simplerAccountStore(JdbcClient jdbc, @Value("${simpler.publish}") String publish,
             @Value("${simpler.halt-at-command:0}") int haltAtCommand, @Value("${relay.topic}") String topic,
             @Value("${spring.kafka.bootstrap-servers}") String bootstrapServers) {
-        return new SimplerEventAppender(events, publish, haltAtCommand, topic, bootstrapServers);
+        return new SimplerAccountStore(jdbc, publish, haltAtCommand, topic, bootstrapServers);
     }
 
-    static class SimplerEventAppender extends EventAppender implements AutoCloseable {
+    static class SimplerAccountStore extends AccountStore implements AutoCloseable {
 
         private final String publish;
         private final int haltAtCommand;
@@ -64,9 +67,9 @@ public class SimplerCommandApi {
         private final KafkaProducer<String, String> producer;
         private final AtomicInteger commands = new AtomicInteger();
 
-        SimplerEventAppender(EventLog events, String publish, int haltAtCommand, String topic,
+        SimplerAccountStore(JdbcClient jdbc, String publish, int haltAtCommand, String topic,
                 String bootstrapServers) {
-            super(events);
+            super(jdbc);
             if (!List.of("dual-write", "kafka-first", "outbox").contains(publish)) {
                 throw new IllegalArgumentException("simpler.publish is dual-write, kafka-first or outbox: " + publish);
             }
