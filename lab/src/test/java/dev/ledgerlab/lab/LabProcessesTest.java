@@ -325,8 +325,8 @@ class LabProcessesTest {
                     page.processState(LabServices.OUTBOX_RELAY)) && !page.isDown("stage-relay"));
             assertThat(services.pid(LabServices.OUTBOX_RELAY).orElseThrow()).as("a new relay").isNotEqualTo(relay);
             // The command API's answers, from its own counters: accepted all along; and the new relay streaming
-            // (its slot active), past its start, which needs PostgreSQL.
-            await().atMost(Duration.ofSeconds(30)).until(() -> page.decimal("answers-accepted") > 0
+            // (its slot active), past its start, which needs PostgreSQL (beside a busy suite, half a minute or more).
+            await().atMost(Duration.ofSeconds(90)).until(() -> page.decimal("answers-accepted") > 0
                     && page.decimal("answers-failed") == 0 && page.text("slots").contains(": active,"));
 
             // PostgreSQL killed from the page: the commands fail with 503 and the page shows them failing.
