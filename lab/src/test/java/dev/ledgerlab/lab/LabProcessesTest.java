@@ -167,16 +167,17 @@ class LabProcessesTest {
         // An account whose events go to a partition the member about to be killed holds (the page's journey names
         // the partition the relay's producer will choose).
         UUID account = null;
+        int partition = -1;
         for (int i = 0; i < 40 && account == null; i++) {
             var opened = commands.openAccount("erin");
-            var partition = TestHttp.at(ports[4]).get("/pipeline/events/" + opened + "/1").json().get("partition");
-            if (held.contains(partition.asInt())) {
+            partition = TestHttp.at(ports[4]).get("/pipeline/events/" + opened + "/1").json().get("partition").asInt();
+            if (held.contains(partition)) {
                 account = opened;
             }
         }
         assertThat(account).as("an account on one of %s", held).isNotNull();
-        int partition = TestHttp.at(ports[4]).get("/pipeline/events/" + account + "/1").json().get("partition").asInt();
         var target = account;
+        int paused = partition;
         await().atMost(Duration.ofSeconds(60)).until(() -> first.balance(target, 1).status() == 200);
         TestHttp.at(ports[4]).get("/pipeline"); // the page is open: readings from now on
 
@@ -193,11 +194,11 @@ class LabProcessesTest {
             }
             var found = new ArrayList<tools.jackson.databind.JsonNode>();
             TestHttp.at(ports[4]).get("/pipeline").json().get("pauses").forEach(found::add);
-            return found.stream().filter(p -> p.get("partition").asInt() == partition
+            return found.stream().filter(p -> p.get("partition").asInt() == paused
                     && !p.get("ongoing").asBoolean()).findFirst().orElse(null);
         }, java.util.Objects::nonNull);
         System.out.printf("projector-2 killed: partition %d paused %s s (%s -> %s), its partitions had a live member"
-                + " %d ms after the kill; %d deposits meanwhile; redelivered: %s%n", partition,
+                + " %d ms after the kill; %d deposits meanwhile; redelivered: %s%n", paused,
                 pause.get("seconds"), pause.get("from").asString(), pause.get("to").asString(),
                 (System.nanoTime() - at) / 1_000_000, deposited.get(), TestHttp.at(ports[6])
                         .get(LabControl.PROCESSES).json().get("services").findValues("redelivered"));

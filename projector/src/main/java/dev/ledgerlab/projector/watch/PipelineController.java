@@ -57,6 +57,7 @@ public class PipelineController {
                         + after);
             }
         }
+        // First: it may take a new reading, and the pauses are then computed with it.
         var samples = watch.since(since);
         return new Readings(page.commandApiUrl(), page.labUrl(), projector.topic(), projector.deadLetterTopic(),
                 projector.groupId(), samples, Pauses.of(watch.kept()));
