@@ -3,74 +3,98 @@ package dev.ledgerlab.proofs.support;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The JVM's own class-data sharing for the service processes: the first process of each service that ends normally
- * leaves an archive of the classes it loaded ({@code -XX:ArchiveClassesAtExit}), and every later one maps it
- * ({@code -XX:SharedArchiveFile}) instead of parsing and verifying those classes again. A Spring Boot service started
- * this way was ready in ~2.7 s instead of ~4.6 s here, which is most of what the proofs wait for.
+ * The JVM's own class-data sharing for the service processes: every process of a service maps an archive of the
+ * classes its start loads ({@code -XX:SharedArchiveFile}) instead of parsing and verifying them again. Here a
+ * service started with it took 4.2-4.6 s of CPU to its readiness and through a short proof, against 14-16 s without.
  *
- * <p>The archive is named after the classpath and its files' modification times, so a rebuild makes a new one; a
- * process that is killed leaves none, and the next one tries again. One process at a time writes each. The JVM
+ * <p>The archive of a service is written before its first process starts, by a training run of the same command
+ * line that exits as soon as Spring's context is refreshed, before anything starts working: Spring Framework's
+ * {@code -Dspring.context.exit=onRefresh} with the JVM's {@code -XX:ArchiveClassesAtExit}. (Until 2026-12-08 the
+ * first process of a service to end normally wrote it, so every process started before that, a proof class's
+ * long-lived services and all the faulty ones killed meanwhile, ran without, in both test JVMs: 7 of the first 8
+ * services of a run took 22-39 s of CPU.) A file lock lets one test JVM train while the other waits for its archive.
+ *
+ * <p>The archive is named after the classpath and its files' modification times, so a rebuild makes a new one. The JVM
  * archives only classes from jars: the services get the test classpath without this module's own classes (they need
  * none of them), and with any other directory on it there is no archive at all.
  */
 final class ClassDataSharing {
 
     private static final Path DIRECTORY = Path.of("target", "proof-cds");
-    private static final Set<String> DUMPING = new HashSet<>();
     private static final List<String> CLASSPATH = servicesClasspath();
+    /** One training per service in this JVM: a start that needs the archive while it is trained waits for it. */
+    private static final ConcurrentHashMap<String, Object> TRAINING = new ConcurrentHashMap<>();
 
     private ClassDataSharing() {
     }
 
-    /** The flags for a new process of {@code main}: use the archive, or write it, or (while another writes it) none. */
-    static synchronized List<String> flags(String main) {
+    /**
+     * The flags for a new process of {@code main}, whose command line is {@code java} ({@code jvm} flags) then
+     * {@code command}: the archive, trained first with that command line if there is none yet; none if it cannot be.
+     */
+    static List<String> flags(String main, List<String> jvm, List<String> command, Path log) {
         if (CLASSPATH.stream().map(File::new).anyMatch(entry -> entry.isDirectory() && entry.list().length > 0)) {
             return List.of();
         }
         var archive = archive(main);
-        if (Files.isRegularFile(archive)) {
-            return List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath());
-        }
-        if (DUMPING.add(main)) {
-            try {
-                Files.createDirectories(DIRECTORY);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        synchronized (TRAINING.computeIfAbsent(main, m -> new Object())) {
+            if (!Files.isRegularFile(archive)) {
+                train(main, jvm, command, log);
             }
-            return List.of("-XX:ArchiveClassesAtExit=" + partial(main).toAbsolutePath());
         }
-        return List.of();
+        return Files.isRegularFile(archive) ? List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath()) : List.of();
     }
 
-    /** Called once a process of {@code main} started with these flags has exited: keeps a complete archive. */
-    static synchronized void exited(String main, List<String> flags) {
-        if (flags.stream().noneMatch(flag -> flag.startsWith("-XX:ArchiveClassesAtExit="))) {
-            return;
-        }
-        DUMPING.remove(main);
-        var partial = partial(main);
+    /** Runs {@code main} until its context is refreshed, under a lock the other test JVM takes to train it too. */
+    private static void train(String main, List<String> jvm, List<String> command, Path log) {
+        var archive = archive(main);
         try {
-            // Written at the exit of a process that ended normally; absent after a kill or a halt.
-            if (Files.isRegularFile(partial) && Files.size(partial) > 0) {
-                Files.move(partial, archive(main), StandardCopyOption.ATOMIC_MOVE);
+            Files.createDirectories(DIRECTORY);
+            try (var lock = FileChannel.open(DIRECTORY.resolve(archive.getFileName() + ".lock"),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE); var held = lock.lock()) {
+                if (Files.isRegularFile(archive)) {
+                    return;
+                }
+                var partial = DIRECTORY.resolve(archive.getFileName() + "." + ProcessHandle.current().pid()
+                        + ".partial");
+                var training = new ArrayList<>(jvm);
+                training.add("-XX:ArchiveClassesAtExit=" + partial.toAbsolutePath());
+                // Instantiates every singleton (Flyway migrates, as the real start would) and halts before any
+                // lifecycle starts: no port bound, no slot streamed, no consumer joined, no command served.
+                training.add("-Dspring.context.exit=onRefresh");
+                training.addAll(command);
+                var trainingLog = log.resolveSibling(log.getFileName() + ".training");
+                var process = new ProcessBuilder(training).redirectErrorStream(true)
+                        .redirectOutput(trainingLog.toFile()).start();
+                if (!process.waitFor(180, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    System.err.printf("training %s for its class archive took more than 180 s: %s%n", main,
+                            trainingLog);
+                } else if (Files.isRegularFile(partial) && Files.size(partial) > 0) {
+                    Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
+                } else {
+                    System.err.printf("training %s left no class archive (exit %d): %s%n", main,
+                            process.exitValue(), trainingLog);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
-    }
-
-    /** Written by one process of this JVM at a time; another test JVM running beside it writes its own. */
-    private static Path partial(String main) {
-        return DIRECTORY.resolve(main + "-" + classpathStamp() + "-" + ProcessHandle.current().pid() + ".jsa.partial");
     }
 
     private static Path archive(String main) {

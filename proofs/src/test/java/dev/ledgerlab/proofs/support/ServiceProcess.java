@@ -125,20 +125,20 @@ public final class ServiceProcess implements AutoCloseable {
             Files.createDirectories(LOGS);
             // Named for the test JVM too: proof classes run in two JVMs side by side, each counting from 1.
             log = LOGS.resolve(name + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet() + ".log");
-            var flags = classDataSharing ? ClassDataSharing.flags(main) : List.<String>of();
+            var java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    // Small and quick to start: several of these share two cores with the test and the brokers.
+                    "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
+            var flags = classDataSharing ? ClassDataSharing.flags(main, java, command, log) : List.<String>of();
             var full = new ArrayList<String>();
             if (release != null) {
                 // setsid(1) (util-linux, as setpriv for PostgreSQL) execs java in the same process, so the pid is the
                 // JVM's: it forks only when it is a group leader, which a child of this JVM never is.
                 full.add("setsid");
             }
-            full.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    // Small and quick to start: several of these share two cores with the test and the brokers.
-                    "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
+            full.addAll(java);
             full.addAll(flags);
             full.addAll(command);
             var started = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            started.onExit().thenRun(() -> ClassDataSharing.exited(main, flags));
             // A test JVM that ends (or fails) must not leave services running on its ports.
             try {
                 Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "stop-" + name));
