@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * line that exits as soon as Spring's context is refreshed, before anything starts working: Spring Framework's
  * {@code -Dspring.context.exit=onRefresh} with the JVM's {@code -XX:ArchiveClassesAtExit}. (Until 2026-12-08 the
  * first process of a service to end normally wrote it, so every process started before that, a proof class's
- * long-lived services and all the faulty ones killed meanwhile, ran without, in both test JVMs: 7 of the first 8
- * services of a run took 22-39 s of CPU.) A file lock lets one test JVM train while the other waits for its archive.
+ * long-lived services and those killed meanwhile, ran without, in both test JVMs: 6 of the first 8 services of a run
+ * took 22-39 s of CPU.) A file lock lets one test JVM train while the other waits for its archive.
  *
  * <p>The archive is named after the classpath and its files' modification times, so a rebuild makes a new one. The JVM
  * archives only classes from jars: the services get the test classpath without this module's own classes (they need
