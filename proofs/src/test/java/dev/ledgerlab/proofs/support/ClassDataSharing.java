@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -36,6 +37,8 @@ final class ClassDataSharing {
     private static final List<String> CLASSPATH = servicesClasspath();
     /** One training per service in this JVM: a start that needs the archive while it is trained waits for it. */
     private static final ConcurrentHashMap<String, Object> TRAINING = new ConcurrentHashMap<>();
+    /** Services whose training left no archive: their later processes run without one rather than train again. */
+    private static final Set<String> UNTRAINED = ConcurrentHashMap.newKeySet();
 
     private ClassDataSharing() {
     }
@@ -50,8 +53,11 @@ final class ClassDataSharing {
         }
         var archive = archive(main);
         synchronized (TRAINING.computeIfAbsent(main, m -> new Object())) {
-            if (!Files.isRegularFile(archive)) {
+            if (!Files.isRegularFile(archive) && !UNTRAINED.contains(main)) {
                 train(main, jvm, command, log);
+                if (!Files.isRegularFile(archive)) {
+                    UNTRAINED.add(main);
+                }
             }
         }
         return Files.isRegularFile(archive) ? List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath()) : List.of();
