@@ -76,7 +76,8 @@ public final class ServiceProcess implements AutoCloseable {
 
     /**
      * Starts a {@code main} of this module's own test sources (a variant that exists only to be shown failing), with
-     * the whole test classpath and no class-data archive; waits for readiness only if asked.
+     * the services' classpath and this module's classes after it, mapping the command API's class-data archive if
+     * there is one; waits for readiness only if asked.
      */
     public static ServiceProcess startVariant(String name, Class<?> main, List<String> args, boolean awaitReady) {
         return launch(name, main, args, awaitReady, false, null);
@@ -86,7 +87,7 @@ public final class ServiceProcess implements AutoCloseable {
             boolean classDataSharing, Path release) {
         int port = newPort();
         var command = new ArrayList<>(List.of(
-                "-cp", classDataSharing ? ClassDataSharing.classpath() : System.getProperty("java.class.path"),
+                "-cp", classDataSharing ? ClassDataSharing.classpath() : ClassDataSharing.variantClasspath(),
                 main.getName(),
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off",
@@ -128,7 +129,8 @@ public final class ServiceProcess implements AutoCloseable {
             var java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     // Small and quick to start: several of these share two cores with the test and the brokers.
                     "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
-            var flags = classDataSharing ? ClassDataSharing.flags(main, java, command, log) : List.<String>of();
+            var flags = classDataSharing ? ClassDataSharing.flags(main, java, command, log)
+                    : ClassDataSharing.variantFlags();
             var full = new ArrayList<String>();
             if (release != null) {
                 // setsid(1) (util-linux, as setpriv for PostgreSQL) execs java in the same process, so the pid is the
