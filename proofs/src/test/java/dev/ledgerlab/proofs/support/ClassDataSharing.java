@@ -38,6 +38,11 @@ final class ClassDataSharing {
     private static final File OWN = new File(ClassDataSharing.class.getProtectionDomain().getCodeSource().getLocation()
             .getPath()).getAbsoluteFile();
     private static final List<String> CLASSPATH = servicesClasspath();
+    /** The JVM archives only classes from jars: with a directory of classes on the classpath (an IDE), no archive. */
+    private static final boolean ARCHIVABLE = CLASSPATH.stream().map(File::new)
+            .noneMatch(entry -> entry.isDirectory() && entry.list().length > 0);
+    /** The classpath and its files' modification times, which name the archives: a rebuild makes new ones. */
+    private static final String STAMP = classpathStamp();
     /** One training per service in this JVM: a start that needs the archive while it is trained waits for it. */
     private static final ConcurrentHashMap<String, Object> TRAINING = new ConcurrentHashMap<>();
     /** Services whose training left no archive: their later processes run without one rather than train again. */
@@ -51,24 +56,28 @@ final class ClassDataSharing {
      * {@code command}: the archive, trained first with that command line if there is none yet; none if it cannot be.
      */
     static List<String> flags(String main, List<String> jvm, List<String> command, Path log) {
-        if (CLASSPATH.stream().map(File::new).anyMatch(entry -> entry.isDirectory() && entry.list().length > 0)) {
+        if (!ARCHIVABLE) {
             return List.of();
         }
         var archive = archive(main);
         synchronized (TRAINING.computeIfAbsent(main, m -> new Object())) {
             if (!Files.isRegularFile(archive) && !UNTRAINED.contains(main)) {
-                train(main, jvm, command, log);
+                train(archive, main, jvm, command, log);
                 if (!Files.isRegularFile(archive)) {
                     UNTRAINED.add(main);
                 }
             }
         }
+        return mapping(archive);
+    }
+
+    /** The flag that maps {@code archive}, if it exists. */
+    private static List<String> mapping(Path archive) {
         return Files.isRegularFile(archive) ? List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath()) : List.of();
     }
 
     /** Runs {@code main} until its context is refreshed, under a lock the other test JVM takes to train it too. */
-    private static void train(String main, List<String> jvm, List<String> command, Path log) {
-        var archive = archive(main);
+    private static void train(Path archive, String main, List<String> jvm, List<String> command, Path log) {
         try {
             Files.createDirectories(DIRECTORY);
             try (var lock = FileChannel.open(DIRECTORY.resolve(archive.getFileName() + ".lock"),
@@ -107,7 +116,7 @@ final class ClassDataSharing {
     }
 
     private static Path archive(String main) {
-        return DIRECTORY.resolve(main + "-" + classpathStamp() + ".jsa");
+        return DIRECTORY.resolve(main + "-" + STAMP + ".jsa");
     }
 
     /** The classpath the services run with. */
@@ -129,9 +138,7 @@ final class ClassDataSharing {
      * directory would refuse. Each variant took 4.9-5.6 s of CPU through DualWriteProofTest without it.
      */
     static List<String> variantFlags() {
-        var archive = archive(dev.ledgerlab.commandapi.CommandApiApplication.class.getName());
-        return Files.isRegularFile(archive) ? List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath())
-                : List.of();
+        return mapping(archive(dev.ledgerlab.commandapi.CommandApiApplication.class.getName()));
     }
 
     /** The test classpath without the classes of this module: the services' jars and their dependencies. */
