@@ -27,6 +27,9 @@ public final class ServiceProcess implements AutoCloseable {
     /** Every port handed out in this JVM: a free port is only free until someone binds it. */
     private static final Set<Integer> PORTS = new HashSet<>();
     private static final Path LOGS = Path.of("target", "proof-logs");
+    /** Small and quick to start: several of these share two cores with the test and the brokers. */
+    private static final List<String> JAVA = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
 
     private final String name;
     private final String main;
@@ -85,7 +88,29 @@ public final class ServiceProcess implements AutoCloseable {
 
     private static ServiceProcess launch(String name, Class<?> main, List<String> args, boolean awaitReady,
             boolean classDataSharing, Path release) {
+        if (classDataSharing) {
+            // The archive first, before a port is taken: a port is free only until someone binds it, and the other
+            // test JVM's check would find this one free for as long as a training lasts (seen: "Port ... was already
+            // in use"). A training binds no port, so it runs with 0.
+            try {
+                Files.createDirectories(LOGS);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            ClassDataSharing.flags(main.getName(), JAVA, command(main, 0, args, true),
+                    LOGS.resolve(name + "-" + ProcessHandle.current().pid() + ".log"));
+        }
         int port = newPort();
+        var service = new ServiceProcess(name, main.getName(), command(main, port, args, classDataSharing),
+                classDataSharing, release, port);
+        service.spawn();
+        if (awaitReady) {
+            service.awaitReady();
+        }
+        return service;
+    }
+
+    private static List<String> command(Class<?> main, int port, List<String> args, boolean classDataSharing) {
         var command = new ArrayList<>(List.of(
                 "-cp", classDataSharing ? ClassDataSharing.classpath() : ClassDataSharing.variantClasspath(),
                 main.getName(),
@@ -100,12 +125,7 @@ public final class ServiceProcess implements AutoCloseable {
                 "--management.tracing.export.enabled=false",
                 dev.ledgerlab.testkit.TestHttp.OPERATOR_PASSWORD_ARGUMENT));
         command.addAll(args);
-        var service = new ServiceProcess(name, main.getName(), command, classDataSharing, release, port);
-        service.spawn();
-        if (awaitReady) {
-            service.awaitReady();
-        }
-        return service;
+        return command;
     }
 
     /**
@@ -126,10 +146,7 @@ public final class ServiceProcess implements AutoCloseable {
             Files.createDirectories(LOGS);
             // Named for the test JVM too: proof classes run in two JVMs side by side, each counting from 1.
             log = LOGS.resolve(name + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet() + ".log");
-            var java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    // Small and quick to start: several of these share two cores with the test and the brokers.
-                    "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
-            var flags = classDataSharing ? ClassDataSharing.flags(main, java, command, log)
+            var flags = classDataSharing ? ClassDataSharing.flags(main, JAVA, command, log)
                     : ClassDataSharing.variantFlags();
             var full = new ArrayList<String>();
             if (release != null) {
@@ -137,7 +154,7 @@ public final class ServiceProcess implements AutoCloseable {
                 // JVM's: it forks only when it is a group leader, which a child of this JVM never is.
                 full.add("setsid");
             }
-            full.addAll(java);
+            full.addAll(JAVA);
             full.addAll(flags);
             full.addAll(command);
             var started = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile()).start();
